@@ -1,0 +1,5 @@
+"""Allow `python -m pipeline`."""
+
+from pipeline.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""The build, as a script: capture, plan, work, (render), report.
+
+Passes run in rounds: a round's jobs can only be fingerprinted once the
+results of the passes it NEEDS exist, so each round is planned, drained by
+the workers, and its results handed to the next round.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
+from pipeline.config import Config
+from pipeline.facts import gather
+from pipeline.passes.base import PassSpec, Wiki
+from pipeline.passes.registry import PassLoadError, load_passes, rounds
+from pipeline.plan import load_results, plan_round
+from pipeline.errors import UserError
+from pipeline.store import open_store
+from pipeline.worker import WorkerReport, run_workers
+
+
+@dataclass
+class ProcessReport:
+    """Jobs planned and run over all rounds, and the results of the current captures."""
+
+    created: int = 0
+    reused: int = 0
+    work: WorkerReport = field(default_factory=WorkerReport)
+    wiki: Wiki | None = None
+    problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
+
+
+@dataclass
+class BuildReport:
+    capture: CaptureReport
+    process: ProcessReport
+    seconds: float
+
+
+def passes_for(config: Config) -> list[PassSpec]:
+    try:
+        return load_passes(config.passes)
+    except PassLoadError as exc:
+        raise UserError(str(exc)) from None
+
+
+def wiki_options(config: Config) -> dict:
+    """The options passes may read (through `select`, so they are part of fingerprints)."""
+    return {
+        "languages": config.languages,
+        "default_language": config.default_language,
+        "autolink": config.autolink,
+        "pairing": config.pairing,
+        "pairing_key": config.pairing_key,
+        "raw_html": config.raw_html,
+        "base_url": config.base_url,
+    }
+
+
+def worker_count(config: Config, requested: int | None) -> int:
+    import os
+
+    count = requested if requested is not None else config.workers
+    return count if count > 0 else (os.cpu_count() or 1)
+
+
+def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec]) -> int:
+    """Create the jobs of the first round (passes that read only their capture); return how many."""
+    articles = load_articles(conn, current_capture_ids(conn))
+    wiki = Wiki(options=wiki_options(config), articles=articles)
+    first = rounds(specs)[0]
+    return plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created
+
+
+def process(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int) -> ProcessReport:
+    """Plan and drain every round for the current captures."""
+    report = ProcessReport()
+    articles = load_articles(conn, current_capture_ids(conn))
+    gathered = gather(conn, config.content_dir)
+    wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
+    report.problems = gathered.problems
+    for round_specs in rounds(specs):
+        plan = plan_round(conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time())
+        report.created += plan.created
+        report.reused += plan.reused
+        # Small rounds are not worth the start-up of worker processes.
+        count = workers if plan.created > 200 else 1
+        report.work.add(run_workers(config, specs, count))
+        wiki.results.update(load_results(conn, plan))
+    report.wiki = wiki
+    return report
+
+
+def build(config: Config, *, workers: int | None = None) -> BuildReport:
+    """capture -> plan -> work, for every round; returns what happened."""
+    started = time.perf_counter()
+    specs = passes_for(config)
+    conn = open_store(config.state_db)
+    try:
+        captured = capture_content(conn, config)
+        processed = process(conn, config, specs, worker_count(config, workers))
+    finally:
+        conn.close()
+    return BuildReport(captured, processed, time.perf_counter() - started)

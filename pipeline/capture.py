@@ -1,0 +1,194 @@
+"""Content folder -> immutable captures.
+
+`capture_content` walks the content folder, hashes each Markdown file and
+records a capture for every (path, bytes) pair it has not seen before. A path
+whose bytes match its current capture costs one read and one hash. Removals
+are captures too (kind `removal`), and `capture_history` records which capture
+each path pointed to over time. Nothing here ever writes to the content folder.
+"""
+
+from __future__ import annotations
+
+import datetime
+import fnmatch
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.config import Config
+from pipeline.errors import UserError
+from pipeline.passes.base import Article
+from pipeline.source import parse_source
+from pipeline.store import write
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass
+class CaptureReport:
+    """What one capture run saw."""
+
+    files: int = 0
+    new: list[int] = field(default_factory=list)  # capture ids created or restored this run
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
+
+
+def iter_sources(config: Config) -> list[str]:
+    """Relative paths of the Markdown files to capture, sorted, '/'-separated.
+
+    Hidden files and folders (a name starting with '.') are skipped, as MkDocs
+    and Hugo do, and so is anything matching an `exclude` pattern.
+    """
+    root = Path(config.content_dir)
+    if not root.is_dir():
+        raise UserError(f"{root}: content folder not found")
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_folder = Path(folder).relative_to(root).as_posix()
+        for name in files:
+            if name.startswith(".") or not name.lower().endswith(MARKDOWN_SUFFIXES):
+                continue
+            rel = name if rel_folder == "." else f"{rel_folder}/{name}"
+            if not any(fnmatch.fnmatch(rel, pattern) for pattern in config.exclude):
+                found.append(rel)
+    return sorted(found)
+
+
+def current_state(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
+    """path -> (capture id, sha256, kind) of the newest history row of each path."""
+    rows = conn.execute(
+        """SELECT h.path, c.id, c.sha256, c.kind FROM capture_history h
+           JOIN captures c ON c.id = h.capture_id
+           WHERE h.id IN (SELECT MAX(id) FROM capture_history GROUP BY path)"""
+    )
+    return {row["path"]: row for row in rows}
+
+
+def current_capture_ids(conn: sqlite3.Connection) -> list[int]:
+    """The captures that make up the wiki now (removed paths excluded), by path."""
+    state = current_state(conn)
+    return [state[p]["id"] for p in sorted(state) if state[p]["kind"] == "file"]
+
+
+ARTICLE_COLUMNS = """id, path, sha256, size, text, decode_error, frontmatter, frontmatter_error,
+    frontmatter_error_line, body, body_line, lang, slug"""
+
+
+def load_articles(conn: sqlite3.Connection, ids: list[int]) -> list[Article]:
+    """The captures `ids` as Articles, in the order given."""
+    found: dict[int, Article] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = conn.execute(
+            f"SELECT {ARTICLE_COLUMNS} FROM captures WHERE id IN ({','.join('?' * len(chunk))})", chunk
+        )
+        for row in rows:
+            found[row["id"]] = article_of(row)
+    return [found[i] for i in ids if i in found]
+
+
+def article_of(row: sqlite3.Row) -> Article:
+    meta = row["frontmatter"]
+    return Article(
+        capture_id=row["id"], path=row["path"], sha256=row["sha256"], size=row["size"], text=row["text"],
+        decode_error=row["decode_error"], frontmatter=None if meta is None else json.loads(meta),
+        frontmatter_error=row["frontmatter_error"], frontmatter_error_line=row["frontmatter_error_line"],
+        body=row["body"] or "", body_line=row["body_line"] or 1, lang=row["lang"], slug=row["slug"],
+    )  # fmt: skip
+
+
+def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = None) -> CaptureReport:
+    """Capture every source file; record removals of files that are gone."""
+    report = CaptureReport()
+    now = now or utc_now()
+    commit = git_commit(Path(config.content_dir))
+    paths = iter_sources(config)
+    with write(conn):
+        state = current_state(conn)
+        for rel in paths:
+            try:
+                raw = (Path(config.content_dir) / rel).read_bytes()
+            except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
+                report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
+                continue
+            sha = hashlib.sha256(raw).hexdigest()
+            report.files += 1
+            current = state.get(rel)
+            if current is not None and current["kind"] == "file" and current["sha256"] == sha:
+                report.unchanged += 1
+                continue
+            capture_id = _file_capture(conn, config, rel, raw, sha, now, commit, report)
+            _observe(conn, rel, capture_id, now, commit)
+            report.new.append(capture_id)
+        for rel in sorted(set(state) - set(paths)):
+            if state[rel]["kind"] == "file":
+                _observe(conn, rel, _removal_capture(conn, rel, state[rel]["sha256"], now, commit), now, commit)
+                report.removed.append(rel)
+    return report
+
+
+def _file_capture(conn, config, rel, raw, sha, now, commit, report) -> int:
+    existing = conn.execute(
+        "SELECT id FROM captures WHERE path = ? AND sha256 = ? AND kind = 'file'", (rel, sha)
+    ).fetchone()
+    if existing:
+        return existing["id"]
+    parsed = parse_source(rel, raw, config.default_language)
+    if parsed.decode_error:
+        report.problems.append((rel, 1, parsed.decode_error))
+    if parsed.frontmatter_error:
+        report.problems.append((rel, parsed.frontmatter_error_line or 1, parsed.frontmatter_error))
+    cursor = conn.execute(
+        """INSERT INTO captures (path, sha256, kind, size, raw, text, decode_error, frontmatter,
+               frontmatter_error, frontmatter_error_line, body, body_line, lang, slug, git_commit, captured_at)
+           VALUES (?, ?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            rel, sha, len(raw), raw, parsed.text, parsed.decode_error,
+            None if parsed.frontmatter is None else json.dumps(parsed.frontmatter, ensure_ascii=False),
+            parsed.frontmatter_error, parsed.frontmatter_error_line, parsed.body, parsed.body_line,
+            parsed.lang, parsed.slug, commit, now,
+        ),
+    )  # fmt: skip
+    return cursor.lastrowid
+
+
+def _removal_capture(conn, rel: str, sha: str, now: str, commit: str | None) -> int:
+    existing = conn.execute(
+        "SELECT id FROM captures WHERE path = ? AND sha256 = ? AND kind = 'removal'", (rel, sha)
+    ).fetchone()
+    if existing:
+        return existing["id"]
+    cursor = conn.execute(
+        "INSERT INTO captures (path, sha256, kind, size, git_commit, captured_at) VALUES (?, ?, 'removal', 0, ?, ?)",
+        (rel, sha, commit, now),
+    )
+    return cursor.lastrowid
+
+
+def _observe(conn, rel: str, capture_id: int, now: str, commit: str | None) -> None:
+    conn.execute(
+        "INSERT INTO capture_history (path, capture_id, observed_at, git_commit) VALUES (?, ?, ?, ?)",
+        (rel, capture_id, now, commit),
+    )
+
+
+def git_commit(folder: Path) -> str | None:
+    """HEAD of the git repository holding `folder`, or None outside one."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None
+
+
+def utc_now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")

@@ -1,0 +1,32 @@
+"""`pipeline capture`: record the content folder as captures and plan their first jobs."""
+
+from __future__ import annotations
+
+from pipeline.build import passes_for, plan_captures
+from pipeline.capture import capture_content
+from pipeline.commands.options import add_state, config_from
+from pipeline.store import open_store
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("capture", help="record every source file as an immutable capture")
+    add_state(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    config = config_from(args)
+    specs = passes_for(config)
+    conn = open_store(config.state_db)
+    try:
+        report = capture_content(conn, config)
+        jobs = plan_captures(conn, config, specs)
+    finally:
+        conn.close()
+    for path, line, message in report.problems:
+        print(f"{path}:{line}: {message}")
+    print(
+        f"captured {report.files} files: {len(report.new)} new, {report.unchanged} unchanged, "
+        f"{len(report.removed)} removed; {jobs} jobs planned"
+    )
+    return 0

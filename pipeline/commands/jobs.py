@@ -1,0 +1,108 @@
+"""`pipeline jobs list|show|retry|recover`: inspect and steer the job queue."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from pipeline.commands.options import add_state, config_from
+from pipeline.errors import UserError
+from pipeline.queue import job_state, recover_stale, retry
+from pipeline.store import open_store
+
+STATES = ("pending", "processing", "done", "failed-waiting", "failed-ready", "failed-terminal")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("jobs", help="list, show, retry and recover processing jobs")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="jobs by state (failed ones split into waiting, ready, terminal)")
+    add_state(listing)
+    listing.add_argument("--state-filter", dest="only", choices=STATES, help="only jobs in this state")
+    listing.add_argument("--limit", type=int, default=50, help="rows per state (default 50)")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.set_defaults(func=run_list)
+    show = actions.add_parser("show", help="one job with every attempt")
+    add_state(show)
+    show.add_argument("id", type=int)
+    show.set_defaults(func=run_show)
+    again = actions.add_parser("retry", help="put failed jobs back to pending, keeping their history")
+    add_state(again)
+    again.add_argument("ids", type=int, nargs="*", metavar="ID")
+    again.add_argument("--failed", action="store_true", help="every failed job")
+    again.set_defaults(func=run_retry)
+    recover = actions.add_parser("recover", help="return stale processing jobs to pending")
+    add_state(recover)
+    recover.add_argument("--stale-after", type=float, metavar="SECONDS", help="instead of the lease, use this age")
+    recover.set_defaults(func=run_recover)
+
+
+def _open(args):
+    return open_store(config_from(args).state_db, create=False)
+
+
+def run_list(args) -> int:
+    conn, now = _open(args), time.time()
+    rows = conn.execute(
+        """SELECT j.*, c.path FROM processing_jobs j JOIN captures c ON c.id = j.capture_id ORDER BY j.id"""
+    ).fetchall()
+    groups: dict[str, list] = {state: [] for state in STATES}
+    for row in rows:
+        groups[job_state(row, now)].append(row)
+    if args.format == "json":
+        print(json.dumps({s: [_job_dict(r, now) for r in groups[s]] for s in STATES if not args.only or s == args.only}))
+        return 0
+    for state in STATES:
+        if (args.only and state != args.only) or not groups[state]:
+            continue
+        print(f"{state} ({len(groups[state])})")
+        for row in groups[state][: args.limit]:
+            print("  " + _job_line(row, now))
+    return 0
+
+
+def _job_dict(row, now: float) -> dict:
+    keys = ("id", "capture_id", "path", "pass_name", "pass_version", "status", "attempts", "max_attempts",
+            "last_error", "error_kind", "next_retry_at", "created_at", "started_at", "finished_at")  # fmt: skip
+    return {**{k: row[k] for k in keys}, "state": job_state(row, now)}
+
+
+def _job_line(row, now: float) -> str:
+    line = f"#{row['id']} {row['pass_name']} v{row['pass_version']} {row['path']} attempts {row['attempts']}/{row['max_attempts']}"
+    if row["status"] == "failed" and row["next_retry_at"] and row["next_retry_at"] > now:
+        line += f" retry in {row['next_retry_at'] - now:.0f}s"
+    if row["last_error"]:
+        line += f" - {row['last_error']}"
+    return line
+
+
+def run_show(args) -> int:
+    conn, now = _open(args), time.time()
+    row = conn.execute(
+        "SELECT j.*, c.path FROM processing_jobs j JOIN captures c ON c.id = j.capture_id WHERE j.id = ?", (args.id,)
+    ).fetchone()
+    if row is None:
+        raise UserError(f"no job {args.id}")
+    for key, value in _job_dict(row, now).items():
+        print(f"{key}: {value}")
+    print(f"input_fingerprint: {row['input_fingerprint']}")
+    for attempt in conn.execute("SELECT * FROM job_attempts WHERE job_id = ? ORDER BY id", (args.id,)):
+        print(
+            f"attempt {attempt['attempt']}: {attempt['outcome'] or 'running'} by {attempt['worker']}"
+            + (f" - {attempt['error']}" if attempt["error"] else "")
+        )
+    return 0
+
+
+def run_retry(args) -> int:
+    if not args.ids and not args.failed:
+        raise UserError("name job ids or pass --failed")
+    ids = retry(_open(args), None if args.failed else args.ids)
+    print(f"{len(ids)} job(s) back to pending" + (f": {', '.join(map(str, ids))}" if ids else ""))
+    return 0
+
+
+def run_recover(args) -> int:
+    ids = recover_stale(_open(args), now=time.time(), stale_after=args.stale_after)
+    print(f"recovered {len(ids)} stale job(s)")
+    return 0

@@ -1,0 +1,28 @@
+"""Options shared by several commands, and the one place that turns them into a Config."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pipeline.config import Config, load_config
+
+
+def add_state(parser: argparse.ArgumentParser) -> None:
+    """--config, --state and --content (which also picks the content's own state folder)."""
+    parser.add_argument("--config", type=Path, help="config file (default: ./wiki.yaml when present)")
+    parser.add_argument("--state", metavar="DIR", help="state folder (default: .pipeline)")
+    parser.add_argument("--content", metavar="DIR", help="content folder (default: content)")
+
+
+def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
+    parser.add_argument("--format", choices=choices, default="text", help="output format")
+
+
+def config_from(args: argparse.Namespace) -> Config:
+    return load_config(
+        args.config,
+        content=getattr(args, "content", None),
+        out=getattr(args, "out", None),
+        state=args.state,
+    )

@@ -1,0 +1,84 @@
+"""What passes may know beyond the captures: data files and history.
+
+- Data files in the content root (`redirects.yaml`, `categories.yaml`,
+  `citations.yaml`), parsed; a file that does not parse becomes a problem
+  with its line, and the build goes on without it.
+- Git: the last commit time of every file, from one `git log` walk.
+- Capture history: every (time, hash) a path has had.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+DATA_FILES = ("redirects", "categories", "citations")
+
+
+@dataclass
+class Facts:
+    data: dict = field(default_factory=dict)  # name -> parsed YAML, or None
+    facts: dict = field(default_factory=dict)  # git_times, history
+    problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
+
+
+def gather(conn: sqlite3.Connection, content_dir: Path) -> Facts:
+    result = Facts()
+    for name in DATA_FILES:
+        result.data[name] = _read_yaml(Path(content_dir) / f"{name}.yaml", result.problems)
+    result.facts["git_times"] = git_times(Path(content_dir))
+    result.facts["history"] = capture_history(conn)
+    return result
+
+
+def _read_yaml(path: Path, problems: list) -> object:
+    if not path.is_file():
+        return None
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problems.append((path.name, mark.line + 1 if mark else 1, f"does not parse: {exc}".splitlines()[0]))
+        return None
+
+
+def git_times(folder: Path) -> dict[str, int]:
+    """path (relative to `folder`) -> unix time of the newest commit that touched it."""
+    try:
+        top = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--show-prefix"], capture_output=True, text=True, timeout=10
+        )
+        if top.returncode != 0:
+            return {}
+        log = subprocess.run(
+            ["git", "-C", str(folder), "log", "--format=@%ct", "--name-only", "--relative", "--", "."],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    times: dict[str, int] = {}
+    current = 0
+    for line in log.stdout.splitlines():
+        if line.startswith("@"):
+            current = int(line[1:])
+        elif line and line not in times:  # newest first, so the first sighting wins
+            times[line] = current
+    return times
+
+
+def capture_history(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
+    history: dict[str, list[tuple[str, str]]] = {}
+    rows = conn.execute(
+        """SELECT h.path, h.observed_at, c.sha256, c.kind FROM capture_history h
+           JOIN captures c ON c.id = h.capture_id ORDER BY h.id"""
+    )
+    for row in rows:
+        if row["kind"] == "file":
+            history.setdefault(row["path"], []).append((row["observed_at"], row["sha256"]))
+    return history
+
+

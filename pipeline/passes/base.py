@@ -1,0 +1,116 @@
+"""The records every pass works with, and the contract a pass module fulfils.
+
+A pass module declares:
+
+- `NAME` (str) and `VERSION` (int): bump VERSION whenever the output for the
+  same input may change; the next plan then re-runs the pass everywhere.
+- `CONTRACT` (a JSON Schema for its output) and `CONTRACT_VERSION` (int).
+  Every output is an object with at least a `diagnostics` list
+  (`DIAGNOSTICS_SCHEMA`).
+- `run(article, inputs) -> dict`: a pure function of an `Article` and the
+  plain-data inputs `select` chose.
+- optionally `NEEDS` (names of passes whose results it reads) and
+  `select(article, wiki) -> dict`: the exact slice of the wiki the pass reads.
+  The job's input fingerprint hashes exactly that slice, so a change anywhere
+  else never re-runs the job. Without `select`, a pass reads only its capture
+  and its fingerprint is the capture's sha256.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+SEVERITIES = ("error", "warning", "info")
+
+DIAGNOSTICS_SCHEMA = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["code", "severity", "message", "line", "col"],
+        "properties": {
+            "code": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+            "severity": {"enum": list(SEVERITIES)},
+            "message": {"type": "string"},
+            "line": {"type": "integer", "minimum": 1},
+            "col": {"type": "integer", "minimum": 1},
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Article:
+    """One capture as a pass sees it.
+
+    Preconditions: `path` is relative to the content folder and '/'-separated;
+    `text` is None exactly when the bytes did not decode (`decode_error` says
+    why) and `body` is then ''; `frontmatter` is None when the file has none or
+    it did not parse (`frontmatter_error` and its line say why); `body_line`
+    is the 1-based line of the file where `body` starts.
+    """
+
+    capture_id: int
+    path: str
+    sha256: str
+    size: int
+    text: str | None
+    decode_error: str | None
+    frontmatter: dict | None
+    frontmatter_error: str | None
+    frontmatter_error_line: int | None
+    body: str
+    body_line: int
+    lang: str
+    slug: str
+
+
+class RetryableError(Exception):
+    """Raised by a pass for a failure worth retrying later (anything else is permanent)."""
+
+
+def diagnostic(code: str, message: str, line: int = 1, col: int = 1, severity: str = "warning") -> dict:
+    """A diagnostic as it appears in a pass output."""
+    return {"code": code, "severity": severity, "message": message, "line": line, "col": col}
+
+
+@dataclass
+class Wiki:
+    """What `select` may look at: options, data files, facts, and results of the passes in NEEDS.
+
+    `results[pass_name][capture_id]` is that pass's output for a current
+    capture; `articles` lists the current captures. `data` holds the content
+    root's data files, parsed (`redirects`, `categories`, `citations`: the
+    YAML of `redirects.yaml` etc., or None when absent). `facts` holds what
+    the build learned outside the content: `git_times` (path -> unix time of
+    the last commit touching it) and `history` (path -> [(captured_at,
+    sha256), ...], oldest first). `memo` lets a pass build an index once per
+    plan instead of once per article.
+    """
+
+    options: dict[str, Any]
+    articles: list[Article]
+    results: dict[str, dict[int, dict]] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    _memo: dict[str, Any] = field(default_factory=dict)
+
+    def memo(self, key: str, build: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
+
+@dataclass(frozen=True)
+class PassSpec:
+    """A loaded, checked pass module."""
+
+    name: str
+    version: int
+    contract_version: int
+    contract: dict
+    run: Callable[[Article, dict], dict]
+    select: Callable[[Article, Wiki], dict] | None
+    needs: tuple[str, ...]
+    validate: Callable[[Any], Any]  # raises ValueError subclasses on invalid output
+    module: str

@@ -1,0 +1,120 @@
+"""metadata: check frontmatter and normalize the slug and language of each article.
+
+Reports, each with path, line and a stable code: `not-utf8`, `empty-file`,
+`no-frontmatter`, `yaml-error`, `missing-title`, `unknown-language` and
+`invalid-field` (a known key with a value of the wrong type). Its output is
+what the wiki index is built from: title, slug, language, aliases,
+categories, short description and pairing fields.
+"""
+
+from __future__ import annotations
+
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.text import frontmatter_line, url_slug
+
+NAME = "metadata"
+VERSION = 1
+CONTRACT_VERSION = 1
+CONTRACT = {
+    "type": "object",
+    "required": ["title", "slug", "lang", "aliases", "categories", "diagnostics"],
+    "properties": {
+        "title": {"type": "string", "minLength": 1},
+        "slug": {"type": "string", "minLength": 1},
+        "lang": {"type": "string", "minLength": 1},
+        "aliases": {"type": "array", "items": {"type": "string"}},
+        "categories": {"type": "array", "items": {"type": "string"}},
+        "short_description": {"type": ["string", "null"]},
+        "paired_with": {"type": ["string", "null"]},
+        "draft": {"type": "boolean"},
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+    },
+}
+
+# Known keys and the types they must have; other keys are the wiki's own business.
+FIELD_TYPES = {
+    "title": (str,),
+    "slug": (str,),
+    "lang": (str,),
+    "language": (str,),
+    "short_description": (str,),
+    "description": (str,),
+    "aliases": (list, str),
+    "categories": (list, str),
+    "category": (str, list),
+    "tags": (list,),
+    "paired_with": (str,),
+    "references": (list,),
+    "cites": (list,),
+    "draft": (bool,),
+}
+
+
+def select(article: Article, wiki: Wiki) -> dict:
+    return {"languages": wiki.options.get("languages"), "default_language": wiki.options["default_language"]}
+
+
+def run(article: Article, inputs: dict) -> dict:
+    meta = article.frontmatter or {}
+    diagnostics = _source_problems(article)
+    for key, types in FIELD_TYPES.items():
+        if key in meta and meta[key] is not None and not isinstance(meta[key], types):
+            line = frontmatter_line(article.text, key, article.body_line)
+            expected = " or ".join("list" if t is list else t.__name__.replace("str", "text") for t in types)
+            diagnostics.append(diagnostic("invalid-field", f"'{key}' must be {expected}", line))
+    title = _string(meta.get("title"))
+    if not title and article.text is not None and article.frontmatter is not None:
+        diagnostics.append(diagnostic("missing-title", "frontmatter has no 'title'", 1))
+    lang = article.lang.strip().lower() or inputs["default_language"]
+    if not _language_known(lang, inputs.get("languages")):
+        line = frontmatter_line(article.text, "lang", article.body_line)
+        diagnostics.append(diagnostic("unknown-language", f"language '{lang}' is not one of the wiki's languages", line))
+    return {
+        "title": title or _heading_title(article.body) or article.slug,
+        "slug": url_slug(article.slug),
+        "lang": lang,
+        "aliases": _strings(meta.get("aliases")),
+        "categories": _strings(meta.get("categories")) or _strings(meta.get("category")),
+        "short_description": _string(meta.get("short_description")) or _string(meta.get("description")),
+        "paired_with": _string(meta.get("paired_with")),
+        "draft": meta.get("draft") is True,
+        "diagnostics": diagnostics,
+    }
+
+
+def _source_problems(article: Article) -> list[dict]:
+    if article.decode_error:
+        return [diagnostic("not-utf8", article.decode_error, severity="error")]
+    if not article.text or not article.text.strip():
+        return [diagnostic("empty-file", "the file is empty")]
+    if article.frontmatter_error:
+        line = article.frontmatter_error_line or 1
+        return [diagnostic("yaml-error", article.frontmatter_error, line, severity="error")]
+    if article.frontmatter is None:
+        return [diagnostic("no-frontmatter", "the file has no YAML frontmatter (a first line '---')")]
+    return []
+
+
+def _language_known(lang: str, languages: list[str] | None) -> bool:
+    if languages is not None:
+        return lang in languages
+    return 2 <= len(lang.split("-")[0]) <= 3 and lang.replace("-", "").isalnum()
+
+
+def _heading_title(body: str) -> str | None:
+    for line in body.split("\n", 50)[:50]:
+        if line.startswith("# "):
+            return line[2:].strip() or None
+    return None
+
+
+def _string(value) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    return [item.strip() for item in value if isinstance(item, str) and item.strip()]

@@ -1,0 +1,103 @@
+"""The ordered table of passes: the built-in ones, then a wiki's own.
+
+A wiki adds passes by naming modules in `wiki.yaml` (`passes:`, a dotted
+module name or a path to a `.py` file) or by installing a package that
+declares an entry point in the group `pipeline.passes`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import fastjsonschema
+
+from pipeline.passes.base import PassSpec
+
+# Order matters only for display; execution order follows NEEDS.
+BUILTIN = ("pipeline.passes.metadata",)
+ENTRY_POINT_GROUP = "pipeline.passes"
+
+
+class PassLoadError(Exception):
+    """A pass module is missing or does not fulfil the pass contract."""
+
+
+def load_passes(extra: list[str] | tuple[str, ...] = (), *, base_dir: Path = Path("."), entry_points: bool = True):
+    """Return the PassSpecs of every registered pass, built-in first."""
+    modules = [importlib.import_module(name) for name in BUILTIN]
+    modules += [_import(ref, base_dir) for ref in extra]
+    if entry_points:
+        modules += [ep.load() for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)]
+    specs = [spec_of(module) for module in modules]
+    names = [spec.name for spec in specs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise PassLoadError(f"two passes are named {', '.join(duplicates)}")
+    for spec in specs:
+        missing = [need for need in spec.needs if need not in names]
+        if missing:
+            raise PassLoadError(f"pass {spec.name} needs unknown pass(es): {', '.join(missing)}")
+    return specs
+
+
+def rounds(specs: list[PassSpec]) -> list[list[PassSpec]]:
+    """Group passes so that every pass comes after the passes it NEEDS."""
+    done: set[str] = set()
+    remaining = list(specs)
+    result = []
+    while remaining:
+        ready = [s for s in remaining if set(s.needs) <= done]
+        if not ready:
+            raise PassLoadError("passes need each other in a cycle: " + ", ".join(s.name for s in remaining))
+        result.append(ready)
+        done |= {s.name for s in ready}
+        remaining = [s for s in remaining if s not in ready]
+    return result
+
+
+def spec_of(module: ModuleType) -> PassSpec:
+    """Check a module against the pass contract and wrap it."""
+    where = getattr(module, "__name__", repr(module))
+    for attribute in ("NAME", "VERSION", "CONTRACT", "run"):
+        if not hasattr(module, attribute):
+            raise PassLoadError(f"pass module {where} has no {attribute}")
+    contract = module.CONTRACT
+    if "diagnostics" not in contract.get("required", ()):
+        raise PassLoadError(f"pass module {where}: CONTRACT must require a 'diagnostics' list")
+    try:
+        validate = fastjsonschema.compile(contract)
+    except fastjsonschema.JsonSchemaDefinitionException as exc:
+        raise PassLoadError(f"pass module {where}: CONTRACT is not a valid JSON Schema: {exc}") from None
+    return PassSpec(
+        name=module.NAME,
+        version=int(module.VERSION),
+        contract_version=int(getattr(module, "CONTRACT_VERSION", 1)),
+        contract=contract,
+        run=module.run,
+        select=getattr(module, "select", None),
+        needs=tuple(getattr(module, "NEEDS", ())),
+        validate=validate,
+        module=where,
+    )
+
+
+def _import(ref: str, base_dir: Path) -> ModuleType:
+    if not ref.endswith(".py"):
+        try:
+            return importlib.import_module(ref)
+        except ImportError as exc:
+            raise PassLoadError(f"pass module {ref!r} cannot be imported: {exc}") from None
+    path = (base_dir / ref).resolve()
+    if not path.is_file():
+        raise PassLoadError(f"pass file {path} not found")
+    name = f"pipeline_custom_pass_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,36 @@
+"""Small text helpers shared by passes: slugs, lookup keys, line positions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+UNSAFE = re.compile(r"[^\w\-.~]+", re.UNICODE)
+DASHES = re.compile(r"-{2,}")
+
+
+@lru_cache(maxsize=65536)
+def url_slug(value: str) -> str:
+    """A slug safe in a URL path segment: lower case, spaces as hyphens, accents kept."""
+    value = unicodedata.normalize("NFC", value.strip()).lower()
+    value = UNSAFE.sub("-", value.replace(" ", "-"))
+    return DASHES.sub("-", value).strip("-.") or "-"
+
+
+@lru_cache(maxsize=65536)
+def lookup_key(value: str) -> str:
+    """The normalized form links are matched by: case folded, spaces and underscores as hyphens."""
+    value = unicodedata.normalize("NFC", value.strip()).casefold()
+    return DASHES.sub("-", re.sub(r"[\s_]+", "-", value))
+
+
+def frontmatter_line(text: str | None, key: str, body_line: int) -> int:
+    """The line of `key:` in the frontmatter (1 when it is not found)."""
+    if not text:
+        return 1
+    prefix = f"{key}:"
+    for number, line in enumerate(text.split("\n", body_line)[: body_line - 1], start=1):
+        if line.startswith(prefix):
+            return number
+    return 1

@@ -1,0 +1,48 @@
+"""Where each page of the site lives, as paths relative to the site root.
+
+One place decides URLs so passes (link targets) and the site writer (files)
+always agree. Paths never start with '/'; the renderer prefixes `base_url`.
+Articles of the default language live at the root, others under `<lang>/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from pipeline.passes.text import lookup_key, url_slug
+
+INDEX_SLUGS = ("_index", "index")
+
+
+def lang_prefix(lang: str, default_language: str) -> str:
+    return "" if lang == default_language else f"{lang}/"
+
+
+def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
+    """`guides/setup.md` -> `guides/setup/`; `guides/_index.md` -> `guides/`; Spanish under `es/`."""
+    folder = PurePosixPath(path).parent.as_posix()
+    folder = "" if folder == "." else "/".join(url_slug(part) for part in folder.split("/")) + "/"
+    page = "" if slug in INDEX_SLUGS else f"{url_slug(slug)}/"
+    return f"{lang_prefix(lang, default_language)}{folder}{page}"
+
+
+def home_url(lang: str, default_language: str) -> str:
+    return lang_prefix(lang, default_language)
+
+
+def special_url(name: str, lang: str, default_language: str) -> str:
+    """Wiki pages: `all`, `wanted`, `recent`, `categories`."""
+    return f"{lang_prefix(lang, default_language)}special/{name}/"
+
+
+def category_url(category: str, lang: str, default_language: str) -> str:
+    return f"{lang_prefix(lang, default_language)}category/{url_slug(category)}/"
+
+
+def history_url(page_url: str) -> str:
+    return f"{page_url}history/"
+
+
+def wanted_url(target: str, lang: str, default_language: str) -> str:
+    """Where a red link points: the wanted-pages list, at the missing title's entry."""
+    return f"{special_url('wanted', lang, default_language)}#wanted-{url_slug(lookup_key(target))}"

@@ -1,0 +1,111 @@
+"""Planning: which jobs must exist for the current captures, keyed by exact inputs.
+
+For each current capture and each pass of a round, the planner asks the pass
+which slice of the wiki it reads (`select`), stores each part of that slice
+once by its hash (`job_inputs`), and fingerprints capture + slice. A job with
+that identity either exists already (its result is reused) or is created
+`pending`. Changing anything outside a job's slice therefore re-runs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from pipeline.passes.base import Article, PassSpec, Wiki
+from pipeline.store import write
+
+
+@dataclass
+class Plan:
+    """The jobs of one round: (capture id, pass name) -> job id."""
+
+    jobs: dict[tuple[int, str], int] = field(default_factory=dict)
+    created: int = 0
+    reused: int = 0
+
+
+class _Hasher:
+    """Canonical JSON and its sha256, computed once per shared object.
+
+    Keeping a reference to every object seen pins its id(), so a freed object's
+    id can never be reused by a different one during the plan.
+    """
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[object, str, str]] = {}
+
+    def __call__(self, value) -> tuple[str, str]:
+        hit = self.seen.get(id(value))
+        if hit is None:
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            hit = (value, text, hashlib.sha256(text.encode()).hexdigest())
+            self.seen[id(value)] = hit
+        return hit[1], hit[2]
+
+
+def fingerprint(article: Article, input_shas: dict[str, str]) -> str:
+    """The capture hash alone when a pass reads nothing else; else a hash over both."""
+    if not input_shas:
+        return article.sha256
+    names = ",".join(f"{name}={sha}" for name, sha in sorted(input_shas.items()))
+    return hashlib.sha256(f"{article.sha256}|{names}".encode()).hexdigest()
+
+
+def plan_round(
+    conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int, now: float
+) -> Plan:
+    """Create the missing jobs of `specs` for `articles`; return every job of the round."""
+    plan, hasher = Plan(), _Hasher()
+    blobs: dict[str, str] = {}
+    rows = []
+    for spec in specs:
+        for article in articles:
+            slice_ = spec.select(article, wiki) if spec.select else {}
+            shas = {}
+            for name, value in slice_.items():
+                text, sha = hasher(value)
+                blobs[sha] = text
+                shas[name] = sha
+            inputs = json.dumps(shas, sort_keys=True)
+            rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
+    with write(conn):
+        conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", blobs.items())
+        before = conn.total_changes
+        conn.executemany(
+            """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
+                   max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (capture_id, pass_name, pass_version, input_fingerprint) DO NOTHING""",
+            [row + (max_attempts, now) for row in rows],
+        )
+        plan.created = conn.total_changes - before
+        plan.reused = len(rows) - plan.created
+        for capture_id, name, version, fp, _ in rows:
+            plan.jobs[(capture_id, name)] = _job_id(conn, capture_id, name, version, fp)
+    return plan
+
+
+def _job_id(conn: sqlite3.Connection, capture_id: int, name: str, version: int, fp: str) -> int:
+    return conn.execute(
+        """SELECT id FROM processing_jobs
+           WHERE capture_id = ? AND pass_name = ? AND pass_version = ? AND input_fingerprint = ?""",
+        (capture_id, name, version, fp),
+    ).fetchone()[0]
+
+
+def load_results(conn: sqlite3.Connection, plan: Plan) -> dict[str, dict[int, dict]]:
+    """pass name -> capture id -> output, for the jobs of `plan` that have a result."""
+    by_job = {job_id: key for key, job_id in plan.jobs.items()}
+    results: dict[str, dict[int, dict]] = {}
+    ids = list(by_job)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        rows = conn.execute(
+            f"SELECT job_id, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})", chunk
+        )
+        for row in rows:
+            capture_id, name = by_job[row["job_id"]]
+            results.setdefault(name, {})[capture_id] = json.loads(row["output"])
+    return results

@@ -1,0 +1,190 @@
+"""The durable job table: claim, complete, fail, retry, recover, list.
+
+States: `pending` -> `processing` (claimed, leased) -> `done` or `failed`.
+A `failed` job is *waiting* (retryable, its `next_retry_at` still ahead),
+*ready* (retryable and due) or *terminal* (permanent, or out of attempts).
+Completing and failing are fenced by the claim token: once a lease has
+expired and the job was recovered, the old claim can no longer finish it.
+Every claim is an attempt row, kept forever with its outcome.
+
+Planning (which jobs exist) lives in `pipeline.plan`; this module only moves
+jobs between states. Every function takes `now` so tests control the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+import sqlite3
+from dataclasses import dataclass
+
+from pipeline.store import write
+
+ELIGIBLE = """(status = 'pending' OR (status = 'failed' AND error_kind = 'retryable'
+               AND attempts < max_attempts AND next_retry_at <= :now))"""
+RECOVERED = "recovered stale processing job"
+_RNG = random.Random()
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    """A job this worker holds; only `claim_token` lets it complete or fail it."""
+
+    id: int
+    capture_id: int
+    pass_name: str
+    pass_version: int
+    input_fingerprint: str
+    inputs: dict
+    claim_token: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running a claimed job gave: an output to persist, or an error."""
+
+    job: ClaimedJob
+    output_json: str | None = None
+    contract_version: int = 1
+    error: str | None = None
+    error_kind: str = "permanent"  # or "retryable"
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Bounded exponential backoff with jitter: base * 2^(attempt-1), capped, times 0.5-1.0."""
+
+    base: float = 2.0
+    cap: float = 300.0
+
+    def delay(self, attempt: int, rng: random.Random = _RNG) -> float:
+        return min(self.cap, self.base * 2 ** max(0, attempt - 1)) * (0.5 + rng.random() / 2)
+
+
+def claim(conn: sqlite3.Connection, *, worker: str, limit: int, lease_seconds: float, now: float) -> list[ClaimedJob]:
+    """Atomically claim up to `limit` eligible jobs, oldest first."""
+    batch = secrets.token_hex(8)
+    with write(conn):
+        rows = conn.execute(
+            f"""UPDATE processing_jobs
+                SET status = 'processing', attempts = attempts + 1, claim_token = :batch || '-' || id,
+                    lease_expires_at = :lease, started_at = :now, finished_at = NULL, worker = :worker
+                WHERE id IN (SELECT id FROM processing_jobs WHERE {ELIGIBLE} ORDER BY created_at, id LIMIT :limit)
+                RETURNING id, capture_id, pass_name, pass_version, input_fingerprint, inputs, claim_token, attempts""",
+            {"batch": batch, "lease": now + lease_seconds, "now": now, "worker": worker, "limit": limit},
+        ).fetchall()
+        conn.executemany(
+            "INSERT INTO job_attempts (job_id, attempt, claim_token, worker, started_at) VALUES (?, ?, ?, ?, ?)",
+            [(r["id"], r["attempts"], r["claim_token"], worker, now) for r in rows],
+        )
+    jobs = [
+        ClaimedJob(r["id"], r["capture_id"], r["pass_name"], r["pass_version"], r["input_fingerprint"],
+                   json.loads(r["inputs"]), r["claim_token"], r["attempts"])
+        for r in rows
+    ]  # fmt: skip
+    return sorted(jobs, key=lambda job: job.id)
+
+
+def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, backoff: Backoff) -> tuple[list, list]:
+    """Persist results and failures of claimed jobs; return (accepted ids, rejected ids).
+
+    A job whose claim token no longer matches (its lease expired and it was
+    recovered) is rejected: nothing of it is written except the attempt.
+    """
+    accepted, rejected = [], []
+    with write(conn):
+        for outcome in outcomes:
+            if _finish_one(conn, outcome, now, backoff):
+                accepted.append(outcome.job.id)
+            else:
+                rejected.append(outcome.job.id)
+    return accepted, rejected
+
+
+def _finish_one(conn: sqlite3.Connection, outcome: Outcome, now: float, backoff: Backoff) -> bool:
+    job = outcome.job
+    fence = {"id": job.id, "token": job.claim_token, "now": now}
+    if outcome.error is None:
+        cursor = conn.execute(
+            """UPDATE processing_jobs SET status = 'done', finished_at = :now, claim_token = NULL,
+                   lease_expires_at = NULL, last_error = NULL, error_kind = NULL, next_retry_at = NULL
+               WHERE id = :id AND claim_token = :token AND status = 'processing'""",
+            fence,
+        )
+    else:
+        cursor = conn.execute(
+            """UPDATE processing_jobs SET status = 'failed', finished_at = :now, claim_token = NULL,
+                   lease_expires_at = NULL, last_error = :error, error_kind = :kind,
+                   next_retry_at = CASE WHEN :kind = 'retryable' AND attempts < max_attempts
+                                        THEN :now + :delay END
+               WHERE id = :id AND claim_token = :token AND status = 'processing'""",
+            {**fence, "error": outcome.error, "kind": outcome.error_kind, "delay": backoff.delay(job.attempt)},
+        )
+    accepted = cursor.rowcount == 1
+    if accepted and outcome.error is None:
+        conn.execute(
+            """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+                   input_fingerprint, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (job.id, job.capture_id, job.pass_name, job.pass_version, outcome.contract_version,
+             job.input_fingerprint, outcome.output_json, now),
+        )  # fmt: skip
+    outcome_name = ("done" if outcome.error is None else "failed") if accepted else "rejected"
+    conn.execute(
+        "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
+        (now, outcome_name, outcome.error, outcome.error_kind if outcome.error else None, job.claim_token),
+    )
+    return accepted
+
+
+def recover_stale(conn: sqlite3.Connection, *, now: float, stale_after: float | None = None) -> list[int]:
+    """Return `processing` jobs whose lease expired (or older than `stale_after`) to `pending`."""
+    if stale_after is None:
+        condition, params = "lease_expires_at < :now", {"now": now}
+    else:
+        condition, params = "started_at < :cutoff", {"cutoff": now - stale_after}
+    with write(conn):
+        stale = conn.execute(
+            f"SELECT id, claim_token FROM processing_jobs WHERE status = 'processing' AND {condition}", params
+        ).fetchall()
+        conn.executemany(
+            """UPDATE processing_jobs SET status = 'pending', started_at = NULL, claim_token = NULL,
+                   lease_expires_at = NULL, worker = NULL, last_error = ? WHERE id = ?""",
+            [(RECOVERED, row["id"]) for row in stale],
+        )
+        conn.executemany(
+            "UPDATE job_attempts SET finished_at = ?, outcome = 'recovered', error = ? WHERE claim_token = ?",
+            [(now, RECOVERED, row["claim_token"]) for row in stale],
+        )
+    return [row["id"] for row in stale]
+
+
+def retry(conn: sqlite3.Connection, ids: list[int] | None = None) -> list[int]:
+    """Put failed jobs (all of them when `ids` is None) back to `pending`.
+
+    History stays: attempts, the attempt rows and last_error are kept. A job
+    that had used up its attempts gets one more.
+    """
+    where = "status = 'failed'" + ("" if ids is None else f" AND id IN ({','.join('?' * len(ids))})")
+    with write(conn):
+        rows = conn.execute(
+            f"""UPDATE processing_jobs SET status = 'pending', next_retry_at = NULL,
+                    max_attempts = MAX(max_attempts, attempts + 1) WHERE {where} RETURNING id""",
+            ids or [],
+        ).fetchall()
+    return sorted(row["id"] for row in rows)
+
+
+def job_state(row: sqlite3.Row | dict, now: float) -> str:
+    """pending, processing, done, failed-waiting, failed-ready or failed-terminal."""
+    if row["status"] != "failed":
+        return row["status"]
+    if row["error_kind"] != "retryable" or row["attempts"] >= row["max_attempts"]:
+        return "failed-terminal"
+    return "failed-waiting" if row["next_retry_at"] > now else "failed-ready"
+
+
+def has_work(conn: sqlite3.Connection, now: float) -> bool:
+    """Whether any job is eligible to claim now."""
+    return conn.execute(f"SELECT 1 FROM processing_jobs WHERE {ELIGIBLE} LIMIT 1", {"now": now}).fetchone() is not None

@@ -1,0 +1,120 @@
+"""Reading one source file's bytes into plain data: text, frontmatter, body, language, slug.
+
+Pure functions: no file system, no database. Every problem becomes a field of
+`ParsedSource` (never an exception), so a broken file is still captured.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import yaml
+
+try:  # libyaml is several times faster; fall back when PyYAML was built without it
+    from yaml import CSafeLoader as SafeLoader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader  # type: ignore[assignment]
+
+# ISO 639-1 code with an optional region: `guide.es.md`, `guide.pt-BR.md` (not `notes.old.md`).
+LANG_SUFFIX = re.compile(r"^(?P<stem>.+)\.(?P<lang>[a-z]{2}(?:-[A-Z]{2})?)$")
+FENCE = re.compile(r"^---[ \t]*\r?$")
+FENCE_END = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
+
+
+@dataclass(frozen=True)
+class ParsedSource:
+    """What capture records about a file besides its path, bytes and hash."""
+
+    text: str | None
+    decode_error: str | None
+    frontmatter: dict | None
+    frontmatter_error: str | None
+    frontmatter_error_line: int | None
+    body: str
+    body_line: int
+    lang: str
+    slug: str
+
+
+def parse_source(path: str, raw: bytes, default_language: str) -> ParsedSource:
+    """Decode `raw` (the bytes of `path`) and split it into frontmatter and body."""
+    text, decode_error = decode(raw)
+    if text is None:
+        return ParsedSource(None, decode_error, None, None, None, "", 1, *name_lang_slug(path, default_language))
+    meta, error, error_line, body, body_line = split_frontmatter(text)
+    lang, slug = name_lang_slug(path, default_language)
+    if meta:
+        lang = _text_value(meta.get("lang")) or _text_value(meta.get("language")) or lang
+        slug = _text_value(meta.get("slug")) or slug
+    return ParsedSource(text, None, meta, error, error_line, body, body_line, lang, slug)
+
+
+def decode(raw: bytes) -> tuple[str | None, str | None]:
+    """UTF-8 (a BOM is dropped); binary or undecodable bytes give an error instead."""
+    if b"\x00" in raw:
+        return None, "binary file (contains NUL bytes)"
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return None, f"not UTF-8: byte 0x{raw[exc.start]:02x} at line {line}"
+
+
+def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, str, int]:
+    """Return (frontmatter, error, error line, body, body's first line).
+
+    Frontmatter is a YAML mapping between a first line `---` and the next `---`
+    (or `...`). A file without it has frontmatter None and no error.
+    """
+    lines = text.split("\n")
+    if not lines or not FENCE.match(lines[0]):
+        return None, None, None, text, 1
+    end = next((i for i in range(1, len(lines)) if FENCE_END.match(lines[i])), None)
+    if end is None:
+        return None, "frontmatter is not closed by a '---' line", 1, text, 1
+    body = "\n".join(lines[end + 1 :])
+    try:
+        meta = yaml.load("\n".join(lines[1:end]), Loader=SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 2 if mark is not None else 1  # +1 for 0-based, +1 for the fence
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return None, f"YAML does not parse: {problem}", line, body, end + 2
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        return None, f"frontmatter must be a mapping of keys, not a {type(meta).__name__}", 2, body, end + 2
+    return to_json_safe(meta), None, None, body, end + 2
+
+
+def to_json_safe(value):
+    """YAML gives dates and non-string keys; JSON (where frontmatter is stored) does not."""
+    if isinstance(value, dict):
+        return {str(k): to_json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [to_json_safe(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    return value
+
+
+def name_lang_slug(path: str, default_language: str) -> tuple[str, str]:
+    """`guide.es.md` is Spanish with slug `guide`; `guide.md` is the default language."""
+    stem = PurePosixPath(path).name
+    if stem.lower().endswith(".md"):
+        stem = stem[:-3]
+    match = LANG_SUFFIX.match(stem)
+    if match:
+        return match["lang"], match["stem"]
+    return default_language, stem
+
+
+def _text_value(value) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None

@@ -1,0 +1,57 @@
+"""Durable file operations: the fsync-then-rename steps that every spool write uses.
+
+A file becomes visible under its final name only once its bytes are on disk, and
+a rename is made durable by syncing the directory that received the entry. Each
+step passes through the crash hook in `faults`, under a point named STAGE.OP.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from pipeline.spool import faults
+
+TMP_PREFIX = ".tmp-"
+
+
+def fsync_dir(path: Path, point: str | None = None) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if point is None:
+            os.fsync(fd)
+        else:
+            with faults.around(point):
+                os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def rename(src: Path, dst: Path, stage: str) -> None:
+    """Move src to dst durably; FileNotFoundError means another process moved src first."""
+    with faults.around(f"{stage}.rename"):
+        os.rename(src, dst)
+    fsync_dir(dst.parent, f"{stage}.dirsync")
+
+
+def write_durably(final: Path, data: bytes, tmp_dir: Path, stage: str) -> None:
+    """Write to a temporary file in tmp_dir, fsync it, rename it to final, fsync final's folder.
+
+    tmp_dir must be on the same filesystem as final. A crash at any step leaves
+    either nothing under `final` or the complete bytes, never a part of them.
+    """
+    tmp = tmp_dir / f"{TMP_PREFIX}{final.name}.{secrets.token_hex(4)}"
+    with faults.around(f"{stage}.open"):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        try:
+            faults.write_all(fd, data, f"{stage}.write")
+            with faults.around(f"{stage}.fsync"):
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        rename(tmp, final, stage)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed write (disk full...) must not leave litter
+        raise

@@ -1,0 +1,206 @@
+"""The SQLite state database: connection settings, schema, migrations, immutability.
+
+Owns `.pipeline/state.db`. Every other module talks SQL through a connection
+from `open_store`; this module decides how that connection behaves:
+
+- WAL journal, so readers (the preview server, `status`) never block workers.
+- `synchronous=NORMAL`: in WAL mode a commit survives a crash or SIGKILL of
+  any process; only a power loss can roll back the last few commits, never
+  corrupt the file. Everything in the store is re-derivable from the content
+  folder by the next `capture` and `plan`, so paying an fsync per commit
+  (FULL) on thousands of small claim/complete transactions buys nothing.
+- Foreign keys on, a 30 s busy timeout, and autocommit mode so that every
+  write transaction is opened explicitly with `BEGIN IMMEDIATE` (`write()`).
+- Triggers make `captures`, `capture_history`, `job_inputs`, `job_attempts`
+  history and `processing_results` append-only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from pipeline.errors import UserError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def _immutable(table: str) -> str:
+    return f"""
+    CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+    BEGIN SELECT RAISE(ABORT, '{table} is immutable: rows cannot be updated'); END;
+    CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+    BEGIN SELECT RAISE(ABORT, '{table} is immutable: rows cannot be deleted'); END;
+    """
+
+
+SCHEMA_V1 = (
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+    -- One row per distinct (path, bytes) ever seen, plus one per removal.
+    CREATE TABLE captures (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,               -- relative to the content folder, '/' separated
+        sha256 TEXT NOT NULL,             -- of the raw bytes (of the removed bytes, for a removal)
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'removal')),
+        size INTEGER NOT NULL,
+        raw BLOB,
+        text TEXT,
+        decode_error TEXT,
+        frontmatter TEXT,                 -- JSON object, or NULL
+        frontmatter_error TEXT,
+        frontmatter_error_line INTEGER,
+        body TEXT,
+        body_line INTEGER,                -- line of the file where the body starts (1-based)
+        lang TEXT,
+        slug TEXT,
+        git_commit TEXT,
+        captured_at TEXT NOT NULL,
+        UNIQUE (path, sha256, kind)
+    );
+
+    -- Which capture a path pointed to, and since when; the newest row per path is current.
+    CREATE TABLE capture_history (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        observed_at TEXT NOT NULL,
+        git_commit TEXT
+    );
+    CREATE INDEX capture_history_path ON capture_history (path, id);
+
+    -- Content-addressed slices of the wiki that jobs read (shared between jobs).
+    CREATE TABLE job_inputs (sha256 TEXT PRIMARY KEY, json TEXT NOT NULL);
+
+    CREATE TABLE processing_jobs (
+        id INTEGER PRIMARY KEY,
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        input_fingerprint TEXT NOT NULL,
+        inputs TEXT NOT NULL DEFAULT '{}',  -- JSON: input name -> job_inputs.sha256
+        status TEXT NOT NULL DEFAULT 'pending'
+            CHECK (status IN ('pending', 'processing', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL,
+        last_error TEXT,
+        error_kind TEXT CHECK (error_kind IN ('retryable', 'permanent')),
+        next_retry_at REAL,
+        created_at REAL NOT NULL,
+        started_at REAL,
+        finished_at REAL,
+        claim_token TEXT,
+        lease_expires_at REAL,
+        worker TEXT,
+        UNIQUE (capture_id, pass_name, pass_version, input_fingerprint)
+    );
+    CREATE INDEX processing_jobs_status ON processing_jobs (status, id);
+
+    -- Every claim of a job, kept forever: start, end, outcome, error.
+    CREATE TABLE job_attempts (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_jobs(id),
+        attempt INTEGER NOT NULL,
+        claim_token TEXT NOT NULL,
+        worker TEXT,
+        started_at REAL NOT NULL,
+        finished_at REAL,
+        outcome TEXT CHECK (outcome IN ('done', 'failed', 'rejected', 'recovered')),
+        error TEXT,
+        error_kind TEXT
+    );
+    CREATE INDEX job_attempts_job ON job_attempts (job_id);
+    CREATE UNIQUE INDEX job_attempts_token ON job_attempts (claim_token);
+
+    CREATE TABLE processing_results (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL UNIQUE REFERENCES processing_jobs(id),
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        contract_version INTEGER NOT NULL,
+        input_fingerprint TEXT NOT NULL,
+        output TEXT NOT NULL,             -- JSON, valid against the pass's contract
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX processing_results_capture ON processing_results (capture_id, pass_name);
+    """
+    + _immutable("captures")
+    + _immutable("capture_history")
+    + _immutable("job_inputs")
+    + _immutable("processing_results")
+    + """
+    CREATE TRIGGER job_attempts_no_delete BEFORE DELETE ON job_attempts
+    BEGIN SELECT RAISE(ABORT, 'job_attempts is append-only: rows cannot be deleted'); END;
+    CREATE TRIGGER job_attempts_closed BEFORE UPDATE ON job_attempts WHEN OLD.outcome IS NOT NULL
+    BEGIN SELECT RAISE(ABORT, 'job_attempts is append-only: a finished attempt cannot change'); END;
+    """
+)
+
+# Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open (and create or migrate) the state database at `path`."""
+    path = Path(path)
+    if not path.exists():
+        if not create:
+            raise UserError(f"{path}: no state database here yet (run `pipeline capture` or `build` first)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn)
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply every forward migration the database has not seen; return the new version."""
+    with write(conn):
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise UserError(
+                f"state database schema v{version} is newer than this pipeline (v{SCHEMA_VERSION}); upgrade pipeline"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[number]):
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return SCHEMA_VERSION
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration script into statements (trigger bodies contain ';')."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+
+
+@contextmanager
+def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction that takes the write lock up front (`BEGIN IMMEDIATE`).
+
+    Taking the lock at BEGIN, not at the first write, means two workers never
+    both read then both try to upgrade, which is where SQLite returns BUSY
+    without waiting.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,166 @@
+"""Workers: claim -> read -> process -> validate -> persist -> complete.
+
+One worker loops over batches: it claims jobs, reads each job's capture and
+inputs, runs the pass, checks the output against the pass's contract, and
+persists results and failures in one fenced transaction. Any exception or
+invalid output fails that job only. `run_workers` starts N processes that
+drain the same queue; SQLite's write lock and the claim tokens keep them apart.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import queue
+import socket
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from pipeline.capture import load_articles
+from pipeline.config import Config
+from pipeline.passes.base import PassSpec, RetryableError
+from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work, recover_stale
+from pipeline.store import open_store
+
+TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
+
+
+@dataclass
+class WorkerReport:
+    """What one or more workers did."""
+
+    done: int = 0
+    failed: int = 0
+    rejected: int = 0
+    recovered: int = 0
+    batches: int = 0
+    failures: list[tuple[int, str]] = field(default_factory=list)  # (job id, error)
+
+    def add(self, other: "WorkerReport") -> None:
+        self.done += other.done
+        self.failed += other.failed
+        self.rejected += other.rejected
+        self.recovered += other.recovered
+        self.batches += other.batches
+        self.failures += other.failures
+
+
+class Worker:
+    """One worker's state: its connection, passes, and caches of inputs."""
+
+    def __init__(self, config: Config, specs: list[PassSpec], name: str | None = None) -> None:
+        self.config = config
+        self.conn = open_store(config.state_db)
+        self.specs = {(spec.name, spec.version): spec for spec in specs}
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}"
+        self.backoff = Backoff(config.jobs.backoff_base, config.jobs.backoff_cap)
+        self.blobs: dict[str, object] = {}  # job_inputs are immutable, so caching them is always safe
+
+    def run(self, *, once: bool = False, clock=time.time) -> WorkerReport:
+        """Work until no job is eligible (or for one batch with `once`)."""
+        report = WorkerReport()
+        report.recovered += len(recover_stale(self.conn, now=clock()))
+        while True:
+            jobs = claim(
+                self.conn, worker=self.name, limit=self.config.jobs.batch_size,
+                lease_seconds=self.config.jobs.lease_seconds, now=clock(),
+            )  # fmt: skip
+            if not jobs:
+                report.recovered += len(recover_stale(self.conn, now=clock()))
+                if once or not has_work(self.conn, clock()):
+                    return report
+                continue
+            self.process_batch(jobs, report, clock)
+            if once:
+                return report
+
+    def process_batch(self, jobs: list[ClaimedJob], report: WorkerReport, clock=time.time) -> None:
+        articles = {a.capture_id: a for a in load_articles(self.conn, sorted({j.capture_id for j in jobs}))}
+        outcomes = [self.process(job, articles.get(job.capture_id)) for job in jobs]
+        accepted, rejected = finish(self.conn, outcomes, now=clock(), backoff=self.backoff)
+        accepted_ids = set(accepted)
+        for outcome in outcomes:
+            if outcome.job.id not in accepted_ids:
+                continue
+            if outcome.error is None:
+                report.done += 1
+            else:
+                report.failed += 1
+                report.failures.append((outcome.job.id, outcome.error))
+        report.rejected += len(rejected)
+        report.batches += 1
+
+    def process(self, job: ClaimedJob, article) -> Outcome:
+        spec = self.specs.get((job.pass_name, job.pass_version))
+        if spec is None:
+            return Outcome(job, error=f"pass {job.pass_name} v{job.pass_version} is not registered")
+        if article is None:
+            return Outcome(job, error=f"capture {job.capture_id} not found")
+        try:
+            output = spec.run(article, self.read_inputs(job.inputs))
+        except RetryableError as exc:
+            return Outcome(job, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
+        except TRANSIENT as exc:
+            return Outcome(job, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
+        except Exception as exc:  # a pass bug fails this job only
+            return Outcome(job, error=f"{type(exc).__name__}: {exc}")
+        try:
+            spec.validate(output)
+            output_json = json.dumps(output, ensure_ascii=False, separators=(",", ":"))
+        except (ValueError, TypeError) as exc:  # JsonSchemaValueException is a ValueError
+            return Outcome(job, error=f"output breaks the {spec.name} contract: {exc}")
+        return Outcome(job, output_json=output_json, contract_version=spec.contract_version)
+
+    def read_inputs(self, shas: dict[str, str]) -> dict:
+        missing = [sha for sha in shas.values() if sha not in self.blobs]
+        for sha in missing:
+            row = self.conn.execute("SELECT json FROM job_inputs WHERE sha256 = ?", (sha,)).fetchone()
+            self.blobs[sha] = json.loads(row["json"])
+        return {name: self.blobs[sha] for name, sha in shas.items()}
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def work(config: Config, specs: list[PassSpec], *, once: bool = False) -> WorkerReport:
+    """Run one worker in this process."""
+    worker = Worker(config, specs)
+    try:
+        return worker.run(once=once)
+    finally:
+        worker.close()
+
+
+def _work_in_child(config: Config, specs_refs: list[str], once: bool, queue) -> None:
+    from pipeline.passes.registry import load_passes
+
+    report = work(config, load_passes(specs_refs), once=once)
+    queue.put(report)
+
+
+def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bool = False) -> WorkerReport:
+    """Drain the queue with `workers` processes (in this process when 1)."""
+    if workers <= 1:
+        return work(config, specs, once=once)
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    results = context.Queue()
+    children = [
+        context.Process(target=_work_in_child, args=(config, list(config.passes), once, results))
+        for _ in range(workers)
+    ]
+    for child in children:
+        child.start()
+    total, waiting = WorkerReport(), len(children)
+    while waiting:
+        try:
+            total.add(results.get(timeout=0.5))
+            waiting -= 1
+        except queue.Empty:
+            # A child that died without reporting leaves leased jobs; the next run recovers them.
+            if not any(child.is_alive() for child in children) and results.empty():
+                break
+    for child in children:
+        child.join()
+    return total
