@@ -16,7 +16,7 @@ from pipeline.config import Config
 from pipeline.facts import gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
-from pipeline.plan import load_results, plan_round
+from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.errors import UserError
 from pipeline.store import open_store
 from pipeline.worker import WorkerReport, run_workers
@@ -31,6 +31,7 @@ class ProcessReport:
     work: WorkerReport = field(default_factory=WorkerReport)
     wiki: Wiki | None = None
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
+    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
 
 
 @dataclass
@@ -47,17 +48,15 @@ def passes_for(config: Config) -> list[PassSpec]:
         raise UserError(str(exc)) from None
 
 
+# The options passes may read (through `select`, so they are part of fingerprints).
+PASS_OPTIONS = ("languages", "default_language", "autolink", "pairing", "pairing_key", "raw_html", "base_url")
+
+
 def wiki_options(config: Config) -> dict:
-    """The options passes may read (through `select`, so they are part of fingerprints)."""
-    return {
-        "languages": config.languages,
-        "default_language": config.default_language,
-        "autolink": config.autolink,
-        "pairing": config.pairing,
-        "pairing_key": config.pairing_key,
-        "raw_html": config.raw_html,
-        "base_url": config.base_url,
-    }
+    return {name: getattr(config, name) for name in PASS_OPTIONS}
+
+
+DEFAULT_OPTIONS = wiki_options(Config())
 
 
 def worker_count(config: Config, requested: int | None) -> int:
@@ -90,6 +89,7 @@ def process(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wor
         count = workers if plan.created > 200 else 1
         report.work.add(run_workers(config, specs, count))
         wiki.results.update(load_results(conn, plan))
+        report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     return report
 

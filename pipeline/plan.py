@@ -109,3 +109,17 @@ def load_results(conn: sqlite3.Connection, plan: Plan) -> dict[str, dict[int, di
             capture_id, name = by_job[row["job_id"]]
             results.setdefault(name, {})[capture_id] = json.loads(row["output"])
     return results
+
+
+def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:
+    """(path, pass name, last error) of the jobs of `plan` that ended failed."""
+    ids = list(plan.jobs.values())
+    failed = []
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        failed += conn.execute(
+            f"""SELECT c.path, j.pass_name, j.last_error FROM processing_jobs j JOIN captures c ON c.id = j.capture_id
+                WHERE j.status = 'failed' AND j.id IN ({','.join('?' * len(chunk))})""",
+            chunk,
+        ).fetchall()
+    return [tuple(row) for row in failed]

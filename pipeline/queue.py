@@ -130,11 +130,17 @@ def _finish_one(conn: sqlite3.Connection, outcome: Outcome, now: float, backoff:
             (job.id, job.capture_id, job.pass_name, job.pass_version, outcome.contract_version,
              job.input_fingerprint, outcome.output_json, now),
         )  # fmt: skip
-    outcome_name = ("done" if outcome.error is None else "failed") if accepted else "rejected"
-    conn.execute(
-        "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
-        (now, outcome_name, outcome.error, outcome.error_kind if outcome.error else None, job.claim_token),
-    )
+    attempted = "done" if outcome.error is None else "failed"
+    if accepted:
+        conn.execute(
+            "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
+            (now, attempted, outcome.error, outcome.error_kind if outcome.error else None, job.claim_token),
+        )
+    else:
+        conn.execute(
+            "INSERT INTO rejected_completions (job_id, claim_token, attempted, error, at) VALUES (?, ?, ?, ?, ?)",
+            (job.id, job.claim_token, attempted, outcome.error, now),
+        )
     return accepted
 
 

@@ -80,7 +80,9 @@ def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, s
         meta = yaml.load("\n".join(lines[1:end]), Loader=SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 2 if mark is not None else 1  # +1 for 0-based, +1 for the fence
+        # +1 for 0-based, +1 for the opening fence; an error found at the end of the YAML
+        # (an unclosed bracket) is reported on its last line, not on the closing fence.
+        line = min(mark.line + 2, end) if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return None, f"YAML does not parse: {problem}", line, body, end + 2
     if meta is None:

@@ -11,8 +11,9 @@ from `open_store`; this module decides how that connection behaves:
   (FULL) on thousands of small claim/complete transactions buys nothing.
 - Foreign keys on, a 30 s busy timeout, and autocommit mode so that every
   write transaction is opened explicitly with `BEGIN IMMEDIATE` (`write()`).
-- Triggers make `captures`, `capture_history`, `job_inputs`, `job_attempts`
-  history and `processing_results` append-only.
+- Triggers make `captures`, `capture_history`, `job_inputs`,
+  `rejected_completions`, `processing_results` and finished `job_attempts`
+  append-only.
 """
 
 from __future__ import annotations
@@ -108,12 +109,22 @@ SCHEMA_V1 = (
         worker TEXT,
         started_at REAL NOT NULL,
         finished_at REAL,
-        outcome TEXT CHECK (outcome IN ('done', 'failed', 'rejected', 'recovered')),
+        outcome TEXT CHECK (outcome IN ('done', 'failed', 'recovered')),
         error TEXT,
         error_kind TEXT
     );
     CREATE INDEX job_attempts_job ON job_attempts (job_id);
     CREATE UNIQUE INDEX job_attempts_token ON job_attempts (claim_token);
+
+    -- A worker tried to finish a job after its claim was recovered; the fence refused it.
+    CREATE TABLE rejected_completions (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_jobs(id),
+        claim_token TEXT NOT NULL,
+        attempted TEXT NOT NULL CHECK (attempted IN ('done', 'failed')),
+        error TEXT,
+        at REAL NOT NULL
+    );
 
     CREATE TABLE processing_results (
         id INTEGER PRIMARY KEY,
@@ -132,6 +143,7 @@ SCHEMA_V1 = (
     + _immutable("capture_history")
     + _immutable("job_inputs")
     + _immutable("processing_results")
+    + _immutable("rejected_completions")
     + """
     CREATE TRIGGER job_attempts_no_delete BEFORE DELETE ON job_attempts
     BEGIN SELECT RAISE(ABORT, 'job_attempts is append-only: rows cannot be deleted'); END;

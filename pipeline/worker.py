@@ -61,14 +61,16 @@ class Worker:
     def run(self, *, once: bool = False, clock=time.time) -> WorkerReport:
         """Work until no job is eligible (or for one batch with `once`)."""
         report = WorkerReport()
+        lease = self.config.jobs.lease_seconds
         report.recovered += len(recover_stale(self.conn, now=clock()))
+        last_recovery = clock()
         while True:
-            jobs = claim(
-                self.conn, worker=self.name, limit=self.config.jobs.batch_size,
-                lease_seconds=self.config.jobs.lease_seconds, now=clock(),
-            )  # fmt: skip
-            if not jobs:
+            jobs = claim(self.conn, worker=self.name, limit=self.config.jobs.batch_size, lease_seconds=lease, now=clock())
+            if not jobs or clock() - last_recovery > lease / 4:
+                # Recover while working too, so a job whose worker died is not left until the queue runs dry.
                 report.recovered += len(recover_stale(self.conn, now=clock()))
+                last_recovery = clock()
+            if not jobs:
                 if once or not has_work(self.conn, clock()):
                     return report
                 continue

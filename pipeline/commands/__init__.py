@@ -3,6 +3,6 @@
 COMMANDS is the order in which `pipeline --help` lists them.
 """
 
-from pipeline.commands import build, capture, jobs, status, work
+from pipeline.commands import build, capture, check, corpus, jobs, spool, status, work
 
-COMMANDS = (build, capture, work, jobs, status)
+COMMANDS = (build, check, capture, work, jobs, status, spool, corpus)

@@ -1,15 +1,18 @@
-"""`pipeline work`: drain the job queue with one or more worker processes."""
+"""`pipeline work`: drain the job queue with one or more worker processes.
+
+It runs the jobs that exist; it plans none. `capture` plans the first round
+and `build`/`check` plan every round, once the inputs of each exist.
+"""
 
 from __future__ import annotations
 
-from pipeline.build import passes_for, process, worker_count
+from pipeline.build import passes_for, worker_count
 from pipeline.commands.options import add_state, config_from
-from pipeline.store import open_store
 from pipeline.worker import run_workers
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("work", help="run queued jobs (planning later rounds as results arrive)")
+    parser = subparsers.add_parser("work", help="run queued jobs until none is eligible")
     add_state(parser)
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per CPU)")
     parser.add_argument("--once", action="store_true", help="claim and run one batch, then exit")
@@ -18,22 +21,11 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     config = config_from(args)
-    specs = passes_for(config)
-    workers = worker_count(config, args.workers)
-    if args.once:
-        report = run_workers(config, specs, 1, once=True)
-        created = 0
-    else:
-        conn = open_store(config.state_db)
-        try:
-            processed = process(conn, config, specs, workers)
-        finally:
-            conn.close()
-        report, created = processed.work, processed.created
+    report = run_workers(config, passes_for(config), worker_count(config, args.workers), once=args.once)
     for job_id, error in report.failures:
         print(f"job {job_id} failed: {error}")
     print(
-        f"jobs: {created} planned, {report.done} done, {report.failed} failed, "
+        f"jobs: {report.done} done, {report.failed} failed, "
         f"{report.rejected} stale completions rejected, {report.recovered} recovered"
     )
     return 0

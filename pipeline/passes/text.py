@@ -34,3 +34,13 @@ def frontmatter_line(text: str | None, key: str, body_line: int) -> int:
         if line.startswith(prefix):
             return number
     return 1
+
+
+HEADING_UNSAFE = re.compile(r"[^\w\- ]+", re.UNICODE)
+
+
+@lru_cache(maxsize=65536)
+def heading_slug(text: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens, letters of any script kept."""
+    value = unicodedata.normalize("NFC", text.strip()).lower()
+    return HEADING_UNSAFE.sub("", value).replace(" ", "-")

@@ -11,7 +11,6 @@ event whose `event_id` it has already seen.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import secrets
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from pipeline.spool import faults
-from pipeline.spool.events import encode
+from pipeline.spool.events import encode, parse_loose
 from pipeline.spool.fsio import fsync_dir, write_durably
 
 CHUNK = 1 << 20
@@ -36,19 +35,8 @@ def quarantine_files(corpus: Path) -> list[Path]:
     return sorted(corpus.parent.glob(corpus.name + ".torn-*"))
 
 
-def _parse_line(line: bytes) -> dict | None:
-    """A corpus line as an event, or None if it is not a JSON object with a string event_id."""
-    try:
-        event = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(event, dict) or not isinstance(event.get("event_id"), str):
-        return None
-    return event
-
-
 def _event_id(line: bytes) -> str | None:
-    event = _parse_line(line)
+    event = parse_loose(line)
     return event["event_id"] if event is not None else None
 
 
@@ -163,7 +151,7 @@ def read_events(path: Path, scan: CorpusScan | None = None) -> Iterator[dict]:
                 scan.torn_bytes += len(line)
                 continue
             scan.lines += 1
-            event = _parse_line(line)
+            event = parse_loose(line)
             if event is None:
                 scan.bad_lines += 1
             elif event["event_id"] in seen:

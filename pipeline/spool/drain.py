@@ -132,6 +132,7 @@ class Drainer:
             if once:
                 break
             stop.wait(self.options.interval)
+            self._recover_when_due()
         return self.stats
 
     def drain_batch(self, stop: threading.Event) -> int:
@@ -140,10 +141,13 @@ class Drainer:
         for name in self.spool.names(self.spool.queue):
             if stop.is_set():
                 break
-            if time.monotonic() >= self._next_recovery:
-                self.recover()
+            self._recover_when_due()
             leased += self._deliver(name)
         return leased
+
+    def _recover_when_due(self) -> None:
+        if time.monotonic() >= self._next_recovery:
+            self.recover()
 
     def recover(self) -> int:
         """Put in-flight files whose lease expired back into queue/; delete abandoned temp files."""
@@ -207,9 +211,9 @@ class Drainer:
         except OSError as exc:
             self._requeue(name)
             raise DrainError(f"cannot append to {self.corpus.path}: {exc}; {name} was put back") from None
-        if self._move(name, self.spool.done, "done"):
-            self.stats.appended += appended
-            self.stats.duplicates += not appended
+        self.stats.appended += appended
+        self.stats.duplicates += not appended
+        self._move(name, self.spool.done, "done")
 
     def _poison(self, name: str, reason: str) -> None:
         base = SpoolName.parse(name).base

@@ -43,7 +43,7 @@ EDIT_PAYLOAD = {
 def _edit_rule(event_type: str, applied: bool) -> dict:
     """For one edit type, the payload must be an edit payload whose `applied` matches."""
     return {
-        "if": {"properties": {"type": {"const": event_type}}},
+        "if": {"required": ["type"], "properties": {"type": {"const": event_type}}},
         "then": {"properties": {"payload": {**EDIT_PAYLOAD, "properties": {
             **EDIT_PAYLOAD["properties"], "applied": {"const": applied}}}}},
     }
@@ -108,6 +108,17 @@ def decode(data: bytes) -> dict:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EventError(f"not JSON: {exc}") from None
     return validate(event)
+
+
+def parse_loose(data: bytes) -> dict | None:
+    """The bytes as a JSON object with a string event_id, unvalidated; None otherwise."""
+    try:
+        event = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(event, dict) or not isinstance(event.get("event_id"), str):
+        return None
+    return event
 
 
 def sha256_text(text: str) -> str:

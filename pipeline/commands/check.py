@@ -1,0 +1,38 @@
+"""`pipeline check`: capture, run every pass, print the diagnostics."""
+
+from __future__ import annotations
+
+import sys
+
+from pipeline.build import build
+from pipeline.commands.options import add_state, config_from
+from pipeline.diagnostics import FORMATS, collect, default_format, emit, exit_status, summary
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("check", help="report every problem in the wiki (no output written)")
+    add_state(parser)
+    add_check_options(parser)
+    parser.set_defaults(func=run)
+
+
+def add_check_options(parser) -> None:
+    """Options shared with `build`: how diagnostics are shown and whether they fail the run."""
+    parser.add_argument("--format", choices=FORMATS, help="text, json (one object per line) or github")
+    parser.add_argument("--strict", action="store_true", default=None, help="exit 1 on any warning or error")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per CPU)")
+
+
+def report_diagnostics(args, config, processed) -> int:
+    """Print the diagnostics of a processed wiki; return the exit status."""
+    diagnostics = collect(processed.wiki, processed.problems, processed.failures)
+    emit(diagnostics, args.format or default_format(), config.content_dir)
+    print(summary(diagnostics), file=sys.stderr)
+    strict = config.strict if args.strict is None else args.strict
+    return exit_status(diagnostics, strict)
+
+
+def run(args) -> int:
+    config = config_from(args)
+    report = build(config, workers=args.workers)
+    return report_diagnostics(args, config, report.process)

@@ -1,0 +1,77 @@
+"""Diagnostics of a processed wiki: gathered from pass results, sorted, formatted.
+
+Formats: `text` (`path:line:col: severity: code: message`), `json` (one
+object per line) and `github` (workflow commands that annotate the diff).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePath
+
+from pipeline.passes.base import Wiki
+
+FORMATS = ("text", "json", "github")
+GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    path: str
+    line: int
+    col: int
+    severity: str
+    code: str
+    message: str
+
+
+def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: list[tuple[str, str, str]] = ()):
+    """Every diagnostic of the current captures, plus data-file problems and failed jobs, sorted."""
+    paths = {article.capture_id: article.path for article in wiki.articles}
+    found = set()
+    for outputs in wiki.results.values():
+        for capture_id, output in outputs.items():
+            for d in output.get("diagnostics", ()):
+                found.add(Diagnostic(paths[capture_id], d["line"], d["col"], d["severity"], d["code"], d["message"]))
+    for path, line, message in problems:
+        found.add(Diagnostic(path, line, 1, "error", "data-error", message))
+    for path, pass_name, error in failures:
+        found.add(Diagnostic(path, 1, 1, "error", "job-failed", f"pass {pass_name} failed: {error}"))
+    return sorted(found)
+
+
+def default_format() -> str:
+    """GitHub annotations when running in GitHub Actions, plain text elsewhere."""
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def emit(diagnostics: list[Diagnostic], style: str, content_dir: Path, stream=None) -> None:
+    """Print each diagnostic with its path as the user named the content folder."""
+    for d in diagnostics:
+        shown = Diagnostic(str(PurePath(content_dir) / d.path), d.line, d.col, d.severity, d.code, d.message)
+        print(format_one(shown, style), file=stream or sys.stdout)
+
+
+def exit_status(diagnostics: list[Diagnostic], strict: bool) -> int:
+    return 1 if strict and fails_strict(diagnostics) else 0
+
+
+def fails_strict(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.severity in ("error", "warning") for d in diagnostics)
+
+
+def format_one(d: Diagnostic, style: str) -> str:
+    if style == "json":
+        return json.dumps(asdict(d), ensure_ascii=False)
+    if style == "github":
+        message = f"{d.code}: {d.message}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::{GITHUB_LEVEL[d.severity]} file={d.path},line={d.line},col={d.col}::{message}"
+    return f"{d.path}:{d.line}:{d.col}: {d.severity}: {d.code}: {d.message}"
+
+
+def summary(diagnostics: list[Diagnostic]) -> str:
+    counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
+    return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"

@@ -1,0 +1,32 @@
+"""The Markdown dialect of the wiki, as one configured markdown-it-py parser.
+
+CommonMark plus GFM tables and strikethrough, footnotes, task lists,
+explicit heading ids (`## Title {#id}`), heading anchors and wikilinks. Raw
+HTML is escaped unless `raw_html` is set. Passes and the renderer share
+these parsers, so what a pass extracts is what the page shows.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.tasklists import tasklists_plugin
+
+from pipeline.markdown.headings import heading_ids_plugin
+from pipeline.markdown.wikilinks import wikilinks_plugin
+
+
+@lru_cache(maxsize=16)
+def make_parser(*, raw_html: bool = False, base_url: str = "", default_language: str = "en") -> MarkdownIt:
+    """The shared parser for one set of options (cached: build once, parse many).
+
+    Callers must not change the returned parser; pass per-page data in `env`.
+    """
+    md = MarkdownIt("commonmark", {"html": raw_html})
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin).use(tasklists_plugin)
+    md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
+    md.use(heading_ids_plugin)
+    return md

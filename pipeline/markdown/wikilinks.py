@@ -1,0 +1,314 @@
+"""A markdown-it-py plugin for `[[wikilinks]]` and `![[embeds]]`.
+
+Syntax: `[[target]]`, `[[target|label]]`, `[[target#heading]]`,
+`[[target#heading|label]]`, `[[#heading]]` (same page), `[[folder/target]]`;
+a label may wrap onto the next line; `![[target]]` embeds the target's body.
+The rule runs only on inline content, so code blocks and fences never hold
+links, and a code span wins over a link it overlaps, as in CommonMark.
+
+Each link becomes a `wikilink` (or `wikilink_embed`) token whose `meta` holds
+target, fragment, label, embed, raw (the source text of the link) and line and
+col: the 1-based position of its `[[` (or `![[`) in the text given to the
+parser. Rendering reads `env["wikilinks"]`, keyed by (line, col), with the
+resolution the wikilinks pass computed (`link_env` builds it), and
+`env["embeds"]`, keyed by `embed_key`, with the HTML of each embedded body
+(`render_with_embeds` builds it, cycle-safe and depth-limited).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_block.table import table
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+
+from pipeline.passes.urls import wanted_url
+
+LINK_TYPES = ("wikilink", "wikilink_embed")
+# Within a table row a `|` inside `[[...]]` separates target and label, not cells (as in Obsidian).
+# The table rule sees it masked as NUL, which markdown-it's normalizer has removed from any source.
+PIPE_MASK = "\x00"
+IN_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
+FORBIDDEN_IN_TARGET = re.compile(r"[\[\]{}<>\n]")
+MAX_LINK_LENGTH = 1000  # bounds the scan for `]]`, so unclosed `[[` cost linear time
+
+
+@dataclass(frozen=True)
+class Parts:
+    target: str
+    fragment: str | None
+    label: str | None
+    display: str
+
+
+def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: str = "en") -> None:
+    """Add the `wikilink` inline rule, its position and table helpers, and its renderers."""
+    md.inline.ruler.before("link", "wikilink", wikilink_rule)
+    md.core.ruler.after("inline", "wikilink_positions", wikilink_positions)
+    md.core.ruler.push("wikilink_embed_blocks", embed_blocks)
+    if "table" in md.block.ruler.get_all_rules():
+        md.block.ruler.at("table", _masking_table(table), {"alt": ["paragraph", "reference"]})
+    md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language}
+    md.add_render_rule("wikilink", render_wikilink)
+    md.add_render_rule("wikilink_embed", render_embed)
+
+
+def parse_inner(inner: str) -> Parts | None:
+    """Split what is between `[[` and `]]`; None when it is no link (empty, or a bad target)."""
+    inner = inner.replace(PIPE_MASK, "|")
+    target_part, pipe, label = inner.partition("|")
+    if pipe and target_part.endswith("\\"):  # `[[a\|b]]`: a pipe escaped for a table
+        target_part = target_part[:-1]
+    if FORBIDDEN_IN_TARGET.search(target_part):
+        return None
+    target, hash_, fragment = target_part.strip().partition("#")
+    target, fragment = target.strip(), fragment.strip()
+    if not target and not fragment:
+        return None
+    label = label.strip() if pipe else ""
+    display = label or target_part.strip()
+    return Parts(target, fragment if hash_ and fragment else None, label or None, display)
+
+
+def wikilink_rule(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    embed = src.startswith("![[", pos)
+    if not embed and not src.startswith("[[", pos):
+        return False
+    start = pos + (3 if embed else 2)
+    end = _closing(src, start, min(state.posMax, start + MAX_LINK_LENGTH))
+    if end is None:
+        return False
+    parts = parse_inner(src[start:end])
+    if parts is None:
+        return False
+    if not silent:
+        token = state.push("wikilink_embed" if embed else "wikilink", "", 0)
+        token.content = parts.display
+        token.markup = "![[" if embed else "[["
+        token.meta = {
+            "target": parts.target, "fragment": parts.fragment, "label": parts.label, "embed": embed,
+            "raw": src[pos : end + 2].replace(PIPE_MASK, "|"), "offset": pos, "line": 0, "col": 0,
+        }  # fmt: skip
+    state.pos = end + 2
+    return True
+
+
+def _closing(src: str, pos: int, maximum: int) -> int | None:
+    """Index of the `]]` closing a link opened before `pos`; code spans inside are skipped whole."""
+    while pos < maximum:
+        char = src[pos]
+        if char == "]" and src.startswith("]]", pos):
+            return pos
+        if char == "[" and src.startswith("[[", pos):
+            return None  # links do not nest
+        if char == "`":
+            pos = _after_code_span(src, pos, maximum)
+            continue
+        pos += 1
+    return None
+
+
+def _after_code_span(src: str, pos: int, maximum: int) -> int:
+    run = pos
+    while run < maximum and src[run] == "`":
+        run += 1
+    width = run - pos
+    closer = re.compile(r"(?<!`)`{%d}(?!`)" % width)
+    match = closer.search(src, run, maximum)
+    # A code span that closes past `]]` swallows the `]]`: then there is no link (code spans win).
+    return match.end() if match else run
+
+
+def wikilink_positions(state: StateCore) -> None:
+    """Turn each link's offset in its inline content into a line and column of the source."""
+    lines = None
+    for token in state.tokens:
+        if token.type != "inline" or not token.children or token.map is None:
+            continue
+        for child in token.children:
+            if child.type in LINK_TYPES and "offset" in child.meta:
+                lines = lines if lines is not None else state.src.split("\n")
+                _place(child, token, lines)
+
+
+def _place(link, inline, lines: list[str]) -> None:
+    offset = link.meta.pop("offset")
+    content = inline.content.replace(PIPE_MASK, "|")
+    line_start = content.rfind("\n", 0, offset) + 1
+    line_end = content.find("\n", offset)
+    segment = content[line_start : line_end if line_end >= 0 else len(content)]
+    within = offset - line_start
+    index = min(inline.map[0] + content.count("\n", 0, offset), len(lines) - 1)
+    source = lines[index]
+    opener = link.markup
+    start = source.find(segment)
+    if start >= 0 and source.startswith(opener, start + within):
+        column = start + within
+    else:  # the block rule changed the line (tabs, `\|` in tables): take the same-numbered opener
+        column = _nth(source, opener, segment.count(opener, 0, within))
+    link.meta["line"], link.meta["col"] = index + 1, column + 1
+
+
+def _nth(text: str, needle: str, count: int) -> int:
+    found = -1
+    for _ in range(count + 1):
+        following = text.find(needle, found + 1)
+        if following < 0:
+            break
+        found = following
+    return max(found, 0)
+
+
+def embed_blocks(state: StateCore) -> None:
+    """A paragraph holding only embeds renders as the embeds themselves (a div cannot sit in a <p>)."""
+    tokens = state.tokens
+    for index in range(1, len(tokens) - 1):
+        inline = tokens[index]
+        if inline.type != "inline" or tokens[index - 1].type != "paragraph_open" or not inline.children:
+            continue
+        kinds = {child.type for child in inline.children if not _blank(child)}
+        if kinds == {"wikilink_embed"}:
+            tokens[index - 1].hidden = tokens[index + 1].hidden = True
+            inline.children = [child for child in inline.children if child.type == "wikilink_embed"]
+
+
+def _blank(token) -> bool:
+    return token.type in ("softbreak", "hardbreak") or (token.type == "text" and not token.content.strip())
+
+
+def _masking_table(table_rule: Callable) -> Callable:
+    def masked_table(state, start_line: int, end_line: int, silent: bool) -> bool:
+        masked = getattr(state, "_wikilink_masked", None)
+        if masked is None or masked[0] is not state.src:
+            masked = (state.src, IN_LINK.sub(lambda m: m.group().replace("|", PIPE_MASK), state.src))
+            state._wikilink_masked = masked
+        state.src = masked[1]
+        try:
+            return table_rule(state, start_line, end_line, silent)
+        finally:
+            state.src = masked[0]
+
+    return masked_table
+
+
+# Rendering ---------------------------------------------------------------
+
+
+def link_env(links: list[dict], body_line: int) -> dict[tuple[int, int], dict]:
+    """`env["wikilinks"]` from the wikilinks pass's links (file lines) for a body starting at `body_line`."""
+    return {(link["line"] - body_line + 1, link["col"]): link for link in links}
+
+
+def embed_key(meta: dict) -> str:
+    return meta["target"] + (f"#{meta['fragment']}" if meta.get("fragment") else "")
+
+
+def render_wikilink(self, tokens, idx, options, env) -> str:
+    token = tokens[idx]
+    return anchor(token.meta, escapeHtml(token.content), options, env or {})
+
+
+def anchor(meta: dict, inner_html: str, options, env: dict) -> str:
+    """`<a>` for a link: resolved, language fallback, or red (broken, ambiguous-free, unresolved)."""
+    settings = {**options.get("wikilinks", {}), **env}
+    entry = (env.get("wikilinks") or {}).get((meta["line"], meta["col"]))
+    if entry is None and not meta["target"]:
+        entry = {"status": "self", "url": f"#{meta['fragment']}"}
+    if entry is None or entry.get("status") == "broken" or not entry.get("url"):
+        return _red_link(meta, inner_html, settings, entry)
+    url = entry["url"]
+    href = url if url.startswith("#") else f"{settings.get('base_url', '')}{url}"
+    classes, extra = "wikilink", ""
+    if entry.get("status") in ("fallback", "ambiguous"):
+        classes += f" {entry['status']}"
+    if entry.get("status") == "fallback" and entry.get("target_lang"):
+        extra = f' hreflang="{escapeHtml(entry["target_lang"])}"'
+    return f'<a href="{escapeHtml(href)}" class="{classes}"{extra}>{inner_html}</a>'
+
+
+def _red_link(meta: dict, inner_html: str, settings: dict, entry: dict | None) -> str:
+    """MediaWiki's red link: class `new`, pointing at the wanted-pages list."""
+    default = settings.get("default_language", "en")
+    url = (entry or {}).get("url") or wanted_url(meta["target"] or "-", settings.get("lang", default), default)
+    href = f"{settings.get('base_url', '')}{url}"
+    title = f"{meta['target']} (page does not exist)"
+    return f'<a href="{escapeHtml(href)}" class="new" title="{escapeHtml(title)}">{inner_html}</a>'
+
+
+def render_embed(self, tokens, idx, options, env) -> str:
+    token = tokens[idx]
+    env = env or {}
+    key = embed_key(token.meta)
+    html = (env.get("embeds") or {}).get(key)
+    if html is None:
+        return f'<div class="embed missing">{anchor(token.meta, escapeHtml(token.content), options, env)}</div>\n'
+    return f'<div class="embed" data-target="{escapeHtml(key)}">\n{html}</div>\n'
+
+
+# Transclusion ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """What `fetch_body` returns for an embed target: a stable identity, the body, its own env."""
+
+    identity: str
+    body: str
+    env: dict
+
+
+def render_with_embeds(
+    md: MarkdownIt,
+    body: str,
+    env: dict,
+    fetch_body: Callable[[dict], Embedded | None],
+    depth: int = 3,
+    identity: str | None = None,
+    _stack: tuple[str, ...] = (),
+) -> str:
+    """Render `body`, replacing each `![[target]]` by the rendered body `fetch_body(meta)` returns.
+
+    Cycle-safe: a body already being embedded higher up is not embedded
+    again; depth-limited: below `depth` levels embeds stay links.
+    `identity` names `body` itself so a page embedding itself is a cycle.
+    """
+    stack = _stack + ((identity,) if identity else ())
+    env = dict(env)
+    tokens = md.parse(body, env)
+    embeds: dict[str, str] = {}
+    for meta in _embed_metas(tokens):
+        key = embed_key(meta)
+        if key in embeds:
+            continue
+        found = fetch_body(meta)
+        if found is None:
+            continue  # rendered as a red link
+        if found.identity in stack:
+            embeds[key] = _note(f"{key} is already embedded above (not repeated)", "cycle")
+        elif depth <= 0:
+            embeds[key] = _note(f"{key} is embedded too deeply (not shown)", "depth")
+        else:
+            inner_env = {**{k: v for k, v in env.items() if k not in ("wikilinks", "embeds")}, **found.env}
+            embeds[key] = render_with_embeds(md, found.body, inner_env, fetch_body, depth - 1, found.identity, stack)
+    env["embeds"] = {**(env.get("embeds") or {}), **embeds}
+    return md.renderer.render(tokens, md.options, env)
+
+
+def _embed_metas(tokens) -> list[dict]:
+    return [
+        child.meta
+        for token in tokens
+        if token.type == "inline" and token.children
+        for child in token.children
+        if child.type == "wikilink_embed"
+    ]
+
+
+def _note(message: str, kind: str) -> str:
+    return f'<p class="embed-{kind}">{escapeHtml(message)}</p>\n'

@@ -1,0 +1,324 @@
+"""citations: match citation markers to reference entries, and order the references.
+
+Three ways an article cites:
+
+- frontmatter `references:` entries (`id`, `text`, `url`), cited in the body
+  with footnote markers `[^id]` (ids compare as text: `id: 1` is `[^1]`);
+- frontmatter `cites:` ids, entries of `citations.yaml` in the content root
+  (declaring an id cites it; a `[^id]` marker may place it in the text);
+  without a `citations.yaml` they are not checked;
+- numeric markers `[n]` in prose, matched to the numbered list under a
+  `## References` heading (or a localized one, e.g. `## Referencias`).
+
+Markers are found with markdown-it-py and the footnote plugin of
+mdit-py-plugins, so markers in code are ignored. Footnotes defined in the
+body (`[^id]: text`) count as defined; the footnote plugin renders them.
+
+Diagnostics: `undefined-citation` (a marker or `cites:` id with no entry, at
+its line and column) and `unused-reference` (a `references:` entry never
+cited, at its line in the frontmatter; a numbered list entry never cited, in
+an article that does use numeric markers).
+
+Output: `references`, the ordered references section for the renderer: cited
+entries in order of first citation, then the uncited ones. Each has `id`,
+`number` (the list's own number for `list` entries, else its position among
+the others), `text`, `url`, `source` and `cited`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
+
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.text import frontmatter_line
+
+NAME = "citations"
+VERSION = 1
+CONTRACT_VERSION = 1
+REFERENCE_HEADINGS = frozenset(
+    {"references", "referencias", "références", "referências", "referenzen", "riferimenti", "notes and references"}
+)
+FOOTNOTE_MARKER = re.compile(r"\[\^([^\]\s]+)\]")
+NUMERIC_MARKER = re.compile(r"(?<![\w\\])\[(\d{1,3})\]")  # not `hashes[0]`
+URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
+NO_REGISTRY = {"exists": False, "entries": []}
+
+CONTRACT = {
+    "type": "object",
+    "required": ["references", "diagnostics"],
+    "properties": {
+        "references": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "number", "text", "url", "source", "cited"],
+                "properties": {
+                    "id": {"type": "string"},
+                    "number": {"type": "integer", "minimum": 0},
+                    "text": {"type": "string"},
+                    "url": {"type": ["string", "null"]},
+                    "source": {"enum": ["frontmatter", "citations.yaml", "list"]},
+                    "cited": {"type": "boolean"},
+                },
+            },
+        },
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+    },
+}
+
+
+@dataclass
+class Entry:
+    """A reference an article may cite."""
+
+    id: str
+    text: str
+    url: str | None
+    source: str
+    line: int  # where it is defined, in the file
+    number: int | None = None  # list entries only
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A citation in the text: `[^id]`, `[n]`, or an id under `cites:`."""
+
+    id: str
+    kind: str  # "footnote", "numeric" or "cites"
+    line: int
+    col: int
+
+
+# ---------------------------------------------------------------- select
+
+
+def select(article: Article, wiki: Wiki) -> dict:
+    """Only the `citations.yaml` entries this article's `cites:` names, so other edits re-run nothing."""
+    registry = wiki.memo("citations.registry", lambda: registry_entries(wiki.data.get("citations")))
+    if registry is None:
+        return {"registry": NO_REGISTRY}
+    cited = _ids((article.frontmatter or {}).get("cites"))
+    entries = [registry[i] for i in dict.fromkeys(cited) if i in registry]
+    return {"registry": {"exists": True, "entries": entries}}
+
+
+def registry_entries(data) -> dict[str, dict] | None:
+    """id -> {id, text, url} of `citations.yaml`: a list of entries or a mapping of id to entry (or text)."""
+    if data is None:
+        return None
+    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
+        data = next(iter(data.values()))  # `citations: [...]`
+    pairs = data.items() if isinstance(data, dict) else ((None, item) for item in data or [])
+    entries: dict[str, dict] = {}
+    for key, item in pairs:
+        item = {"text": item} if isinstance(item, str) else item
+        if not isinstance(item, dict):
+            continue
+        ident = _id(item.get("id", key))
+        if ident and ident not in entries:
+            text = _text(item.get("text")) or _text(item.get("title")) or ident
+            entries[ident] = {"id": ident, "text": text, "url": _text(item.get("url"))}
+    return entries
+
+
+# ---------------------------------------------------------------- run
+
+
+def run(article: Article, inputs: dict) -> dict:
+    parsed = Parsed(article)
+    meta = article.frontmatter or {}
+    registry = inputs["registry"]
+    entries = _frontmatter_entries(article, meta.get("references"))
+    entries += [_registry_entry(article, item) for item in registry["entries"]]
+    entries += parsed.list_entries
+    markers = _cites_markers(article, meta.get("cites")) if registry["exists"] else []
+    markers += parsed.markers
+    references, diagnostics = _match(entries, markers, parsed.body_footnotes)
+    return {"references": references, "diagnostics": diagnostics}
+
+
+def _match(entries: list[Entry], markers: list[Marker], body_footnotes: set[str]) -> tuple[list[dict], list[dict]]:
+    """Resolve every marker; order cited entries by first citation, uncited ones after."""
+    by_key = {}
+    for entry in entries:
+        by_key.setdefault(_key(entry), entry)
+    diagnostics, cited = [], {}
+    for marker in markers:
+        entry = by_key.get(("list", marker.id) if marker.kind == "numeric" else ("id", marker.id))
+        if entry is not None:
+            cited.setdefault(id(entry), entry)
+        elif not (marker.kind == "footnote" and marker.id in body_footnotes):
+            diagnostics.append(diagnostic("undefined-citation", _undefined(marker), marker.line, marker.col))
+    uses_numbers = any(m.kind == "numeric" for m in markers)
+    uncited = [e for e in by_key.values() if id(e) not in cited]
+    for entry in uncited:
+        if entry.source == "frontmatter" or (entry.source == "list" and uses_numbers):
+            where = "references:" if entry.source == "frontmatter" else "the references list"
+            diagnostics.append(diagnostic("unused-reference", f"reference '{entry.id}' in {where} is never cited",
+                                          entry.line))  # fmt: skip
+    ordered = [(e, True) for e in cited.values()] + [(e, False) for e in uncited]
+    return _numbered(ordered), sorted(diagnostics, key=lambda d: (d["line"], d["col"]))
+
+
+def _key(entry: Entry) -> tuple[str, str]:
+    return ("list", entry.id) if entry.source == "list" else ("id", entry.id)
+
+
+def _undefined(marker: Marker) -> str:
+    if marker.kind == "numeric":
+        return f"[{marker.id}] has no entry {marker.id} in a References list"
+    if marker.kind == "cites":
+        return f"cites '{marker.id}', which citations.yaml does not define"
+    return f"[^{marker.id}] has no entry in references: or cites:, and no footnote definition"
+
+
+def _numbered(ordered: list[tuple[Entry, bool]]) -> list[dict]:
+    references, counter = [], 0
+    for entry, cited in ordered:
+        if entry.source != "list":
+            counter += 1
+        number = entry.number if entry.source == "list" else counter
+        references.append({"id": entry.id, "number": number, "text": entry.text, "url": entry.url,
+                           "source": entry.source, "cited": cited})  # fmt: skip
+    return references
+
+
+# ---------------------------------------------------------------- frontmatter
+
+
+def _frontmatter_entries(article: Article, references) -> list[Entry]:
+    if not isinstance(references, list):
+        return []
+    lines = _id_lines(article, "references", len(references))
+    entries = []
+    for item, line in zip(references, lines):
+        if isinstance(item, dict) and _id(item.get("id")):
+            text = _text(item.get("text")) or _text(item.get("title")) or _id(item.get("id"))
+            entries.append(Entry(_id(item.get("id")), text, _text(item.get("url")), "frontmatter", line))
+    return entries
+
+
+def _registry_entry(article: Article, item: dict) -> Entry:
+    line = frontmatter_line(article.text, "cites", article.body_line)
+    return Entry(item["id"], item["text"], item["url"], "citations.yaml", line)
+
+
+def _cites_markers(article: Article, cites) -> list[Marker]:
+    ids = _ids(cites)
+    lines = _id_lines(article, "cites", len(ids))
+    return [Marker(ident, "cites", line, 1) for ident, line in zip(ids, lines)]
+
+
+def _id_lines(article: Article, key: str, count: int) -> list[int]:
+    """The file line of each item of the list under frontmatter `key` (the key's line when not found)."""
+    start = frontmatter_line(article.text, key, article.body_line)
+    lines = (article.text or "").split("\n")[start : article.body_line - 2]
+    found = []
+    for number, line in enumerate(lines, start=start + 1):
+        if line and not line[0].isspace() and not line.startswith("-"):
+            break  # the next key
+        if re.match(r"^\s*-\s", line):
+            found.append(number)
+    return found if len(found) == count else [start] * count
+
+
+# ---------------------------------------------------------------- body
+
+
+class Parsed:
+    """Markers and numbered reference entries of an article's body."""
+
+    def __init__(self, article: Article) -> None:
+        self.offset = article.body_line - 1
+        self.lines = article.body.split("\n")
+        self.markers: list[Marker] = []
+        self.list_entries: list[Entry] = []
+        env: dict = {}
+        tokens = _markdown().parse(article.body, env)
+        self.body_footnotes = {label[1:] for label in env.get("footnotes", {}).get("refs", {})}
+        section = _references_section(tokens)
+        for index, token in enumerate(tokens):
+            if section[0] <= index < section[1]:
+                self._list_item(tokens, index)
+            elif token.type == "inline" and token.map:
+                self._markers(token)
+
+    def _list_item(self, tokens, index: int) -> None:
+        token = tokens[index]
+        if token.type != "list_item_open" or not token.info.isdigit() or not token.map:
+            return
+        inline = next((t for t in tokens[index + 1 :] if t.type == "inline"), None)
+        text = inline.content.strip() if inline else ""
+        url = URL.search(text)
+        line = token.map[0] + 1 + self.offset
+        entry = Entry(str(int(token.info)), text, url.group().rstrip(".,;:") if url else None, "list", line)
+        entry.number = int(token.info)
+        self.list_entries.append(entry)
+
+    def _markers(self, inline) -> None:
+        seen: dict[str, int] = {}
+        for child in inline.children or []:
+            found = []
+            if child.type == "footnote_ref":
+                found = [("footnote", child.meta["label"], f"[^{child.meta['label']}]")]
+            elif child.type == "text":
+                found = [("footnote", m[1], m[0]) for m in FOOTNOTE_MARKER.finditer(child.content)]
+                found += [("numeric", str(int(m[1])), m[0]) for m in NUMERIC_MARKER.finditer(child.content)]
+            for kind, ident, needle in found:
+                seen[needle] = seen.get(needle, 0) + 1
+                line, col = self._locate(inline.map, needle, seen[needle])
+                self.markers.append(Marker(ident, kind, line, col))
+
+    def _locate(self, span: list[int], needle: str, nth: int) -> tuple[int, int]:
+        """File line and column of the nth `needle` in a block (its first line when not found)."""
+        for number in range(span[0], span[1]):
+            line = self.lines[number] if number < len(self.lines) else ""
+            start = line.find(needle)
+            while start >= 0:
+                nth -= 1
+                if nth == 0:
+                    return number + 1 + self.offset, start + 1
+                start = line.find(needle, start + 1)
+        return span[0] + 1 + self.offset, 1
+
+
+def _references_section(tokens) -> tuple[int, int]:
+    """Token range of the section under a References heading (empty when there is none)."""
+    start, level = None, 0
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open":
+            continue
+        if start is not None and int(token.tag[1]) <= level:
+            return start, index
+        title = tokens[index + 1].content.strip().rstrip(":").strip().casefold()
+        if start is None and title in REFERENCE_HEADINGS:
+            start, level = index, int(token.tag[1])
+    return (start, len(tokens)) if start is not None else (0, 0)
+
+
+_MD: list[MarkdownIt] = []
+
+
+def _markdown() -> MarkdownIt:
+    if not _MD:
+        _MD.append(MarkdownIt("commonmark").enable("table").use(footnote_plugin))
+    return _MD[0]
+
+
+def _id(value) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    return str(value).strip() or None
+
+
+def _ids(values) -> list[str]:
+    values = [values] if isinstance(values, (str, int)) else values
+    return [i for i in map(_id, values if isinstance(values, list) else []) if i]
+
+
+def _text(value) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None

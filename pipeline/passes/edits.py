@@ -1,0 +1,93 @@
+"""Proposed edits to a source file, as unified diffs ready for `git apply`.
+
+Passes that suggest a rewrite (canonical wikilinks, autolinked mentions)
+describe it as replacements at file positions; `make_edit` turns them into
+the `edit` object of their output: the diff against the captured text, the
+sha256 of the edited text (so whoever applies it can check the result), and
+whether the pass considers it applied.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from typing import Iterable
+
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+EDIT_SCHEMA = {
+    "type": ["object", "null"],
+    "required": ["diff", "edited_sha256", "applied"],
+    "properties": {
+        "diff": {"type": "string", "minLength": 1},
+        "edited_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "applied": {"type": "boolean"},
+    },
+}
+
+Replacement = tuple[int, int, int, str]  # (file line, col, end col exclusive), 1-based, in characters
+
+
+class EditError(ValueError):
+    """Replacements that overlap or fall outside the text."""
+
+
+def make_edit(article, replacements: Iterable[Replacement], applied: bool = False) -> dict | None:
+    """The `edit` object for `replacements` in `article.text`, or None when nothing changes.
+
+    Each replacement is (line, col, end_col, new_text): the characters
+    `line[col-1 : end_col-1]` of the FILE (not the body) become `new_text`.
+    Replacements on one line must not overlap; a replacement never spans lines.
+    """
+    text = getattr(article, "text", None)
+    replacements = sorted(replacements)
+    if text is None or not replacements:
+        return None
+    lines = text.splitlines(keepends=True) or [""]
+    edited = apply_replacements(lines, replacements)
+    if edited == lines:
+        return None
+    return {
+        "diff": unified_diff(article.path, lines, edited),
+        "edited_sha256": hashlib.sha256("".join(edited).encode("utf-8")).hexdigest(),
+        "applied": applied,
+    }
+
+
+def apply_replacements(lines: list[str], replacements: list[Replacement]) -> list[str]:
+    """A copy of `lines` (with line endings) with the sorted `replacements` made."""
+    edited = list(lines)
+    by_line: dict[int, list[Replacement]] = {}
+    for item in replacements:
+        by_line.setdefault(item[0], []).append(item)
+    for number, items in by_line.items():
+        if not 1 <= number <= len(lines):
+            raise EditError(f"line {number} is outside the text ({len(lines)} lines)")
+        edited[number - 1] = _replace_in_line(lines[number - 1], items)
+    return edited
+
+
+def _replace_in_line(line: str, items: list[Replacement]) -> str:
+    content = line.rstrip("\r\n")
+    ending = line[len(content) :]
+    previous_end = 1
+    for _, col, end_col, _ in items:
+        if col < previous_end or end_col < col or end_col - 1 > len(content):
+            raise EditError(f"replacement at columns {col}-{end_col} overlaps another or leaves the line")
+        previous_end = end_col
+    # Right to left, so earlier columns stay valid.
+    for _, col, end_col, new_text in reversed(items):
+        content = content[: col - 1] + new_text + content[end_col - 1 :]
+    return content + ending
+
+
+def unified_diff(path: str, before: list[str], after: list[str]) -> str:
+    """`git apply`-ready unified diff with a/ b/ prefixes, marking a last line without newline."""
+    out = []
+    for row in difflib.unified_diff(before, after, f"a/{path}", f"b/{path}", n=3):
+        out.append(row)
+        # Header rows always end with a newline; only a last content line may not.
+        if not row.endswith("\n"):
+            out[-1] = row + "\n"
+            out.append(NO_NEWLINE)
+    return "".join(out)

@@ -1,0 +1,55 @@
+"""headings: each article's headings with stable anchor ids.
+
+An id is the GitHub slug of the heading's plain text (letters of any script
+kept), de-duplicated with `-1`, `-2` suffixes; an explicit `{#id}` at the end
+of the heading wins. The ids are what the table of contents and `#heading`
+links use; the page renderer gets the same ids from the same parser. Reports
+`duplicate-heading-id` when an explicit id is already taken (the heading
+then gets a suffixed id).
+"""
+
+from __future__ import annotations
+
+from pipeline.markdown import make_parser
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, diagnostic
+
+NAME = "headings"
+VERSION = 1
+CONTRACT_VERSION = 1
+CONTRACT = {
+    "type": "object",
+    "required": ["headings", "diagnostics"],
+    "properties": {
+        "headings": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["level", "text", "id", "line", "explicit"],
+                "properties": {
+                    "level": {"type": "integer", "minimum": 1, "maximum": 6},
+                    "text": {"type": "string"},
+                    "id": {"type": "string", "minLength": 1},
+                    "line": {"type": "integer", "minimum": 1},
+                    "explicit": {"type": "boolean"},
+                },
+            },
+        },
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+    },
+}
+
+
+def run(article: Article, inputs: dict) -> dict:
+    headings, diagnostics = [], []
+    for token in make_parser().parse(article.body, {}):
+        if token.type != "heading_open":
+            continue
+        line = article.body_line + (token.map[0] if token.map else 0)
+        meta = token.meta
+        headings.append(
+            {"level": int(token.tag[1]), "text": meta["text"], "id": meta["id"], "line": line, "explicit": meta["explicit"]}
+        )
+        if "duplicate_of" in meta:
+            message = f"heading id '{meta['duplicate_of']}' is already used above; this heading gets '{meta['id']}'"
+            diagnostics.append(diagnostic("duplicate-heading-id", message, line))
+    return {"headings": headings, "diagnostics": diagnostics}

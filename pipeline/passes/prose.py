@@ -1,0 +1,141 @@
+"""Where the running prose of a Markdown body is, as source ranges of its lines.
+
+Passes that look for words in running text (unlinked mentions) must leave
+code, links, wikilinks, headings, tables and raw HTML alone. markdown-it maps
+block tokens to lines but says nothing about positions inside a line, so this
+module re-runs the inline rules over each paragraph itself and notes which
+characters each rule consumed: only characters taken as plain text (or as
+emphasis marks) count as prose. Everything else, including rules added by
+plugins, is skipped, and so is every `[[...]]` whatever the parser thinks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
+
+from pipeline.markdown import make_parser
+
+# Inline rules whose characters are prose; any other rule's are not.
+PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough"})
+WIKILINK = re.compile(r"\[\[.*?\]\]")
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Prose at `line` (0-based line of the body), columns [start, end) in characters."""
+
+    line: int
+    start: int
+    end: int
+
+
+def parser() -> MarkdownIt:
+    """The wiki's parser, with raw HTML recognized so that it is skipped whatever `raw_html` says."""
+    return make_parser(raw_html=True)
+
+
+def prose_pieces(body: str, md: MarkdownIt | None = None) -> list[Piece]:
+    """The prose ranges of `body`, in document order."""
+    md = md or parser()
+    env: dict = {}
+    tokens = _block_tokens(md, body, env)
+    rules = [(rule.name, rule.fn) for rule in md.inline.ruler.__rules__ if rule.enabled]
+    lines = body.split("\n")
+    pieces: list[Piece] = []
+    for number, token in enumerate(tokens):
+        # Only paragraphs: headings are skipped, and a '|' in a table cell would split the cell.
+        if token.type != "inline" or not token.map or tokens[number - 1].type != "paragraph_open":
+            continue
+        skipped = _merge(_skipped_spans(md, rules, token.content, env) + _wikilinks(token.content))
+        pieces += _source_pieces(token.content, token.map[0], skipped, lines)
+    return pieces
+
+
+def _block_tokens(md: MarkdownIt, body: str, env: dict) -> list:
+    """Block tokens, without the inline parse (which `_skipped_spans` redoes with positions)."""
+    state = StateCore(body, md, env)
+    for rule in md.core.ruler.__rules__:
+        if rule.name == "inline":
+            break
+        if rule.enabled:
+            rule.fn(state)
+    return state.tokens
+
+
+def _skipped_spans(md: MarkdownIt, rules: list, content: str, env: dict) -> list[Span]:
+    """The [start, end) ranges of `content` taken by non-prose inline rules.
+
+    The same loop as `ParserInline.tokenize`, at the top level only: what a
+    link or code span contains is inside its own range anyway.
+    """
+    state = StateInline(content, md, env, [])
+    spans = []
+    while state.pos < state.posMax:
+        start = state.pos
+        for name, rule in rules:
+            if rule(state, False):
+                if name not in PROSE_RULES:
+                    spans.append((start, state.pos))
+                break
+        else:
+            state.pending += state.src[state.pos]
+            state.pos += 1
+    return spans
+
+
+def _wikilinks(content: str) -> list[Span]:
+    return [match.span() for match in WIKILINK.finditer(content)]
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _source_pieces(content: str, first_line: int, skipped: list[Span], lines: list[str]) -> list[Piece]:
+    """Map prose of an inline `content` back to its source lines.
+
+    Each content line is its source line minus a prefix (indent, list and
+    quote markers) and trailing blanks; a line that does not map cleanly
+    (tabs expanded, NUL replaced) is left out rather than guessed.
+    """
+    pieces = []
+    offset = 0
+    for number, text in enumerate(content.split("\n"), start=first_line):
+        start, offset = offset, offset + len(text) + 1
+        core = text.strip()
+        if not core or number >= len(lines):
+            continue
+        source = lines[number].rstrip()
+        if not source.endswith(core):
+            continue
+        core_start = start + len(text) - len(text.lstrip())
+        shift = len(source) - len(core) - core_start  # source column = content offset + shift
+        for piece_start, piece_end in _subtract((core_start, core_start + len(core)), skipped):
+            pieces.append(Piece(number, piece_start + shift, piece_end + shift))
+    return pieces
+
+
+def _subtract(span: Span, skipped: list[Span]) -> list[Span]:
+    start, end = span
+    result = []
+    for skip_start, skip_end in skipped:
+        if skip_end <= start or skip_start >= end:
+            continue
+        if skip_start > start:
+            result.append((start, skip_start))
+        start = max(start, skip_end)
+    if start < end:
+        result.append((start, end))
+    return result

@@ -1,0 +1,103 @@
+"""The command line: help, usage errors, one-line errors, and every command leaves content untouched."""
+
+import json
+
+import pytest
+
+from conftest import folder_hashes
+from pipeline.cli import build_parser, main
+
+FILES = {
+    "a.md": "---\ntitle: Alpha\n---\nAlpha body.\n",
+    "b.es.md": "---\ntitle: Beta\nlang: es\n---\nCuerpo.\n",
+    "broken.md": "---\ntitle: [unclosed\n---\nbody\n",
+    "bare.md": "no frontmatter here\n",
+}
+
+
+def _subcommands(parser, prefix=()):
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        for name, sub in action.choices.items():
+            yield prefix + (name,)
+            yield from _subcommands(sub, prefix + (name,))
+
+
+@pytest.mark.parametrize("words", list(_subcommands(build_parser())) + [()])
+def test_help_everywhere(words, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([*words, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: pipeline" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_2(capsys):
+    for argv in (["nope"], ["jobs"], ["capture", "--bogus"], ["jobs", "show", "x"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+
+
+def test_expected_errors_are_one_line(tmp_path, capsys):
+    assert main(["status", "--state", str(tmp_path / "none")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pipeline: error:") and "Traceback" not in err
+    assert main(["capture", "--content", str(tmp_path / "missing"), "--state", str(tmp_path / "s")]) == 1
+    assert "content folder not found" in capsys.readouterr().err
+
+
+@pytest.fixture
+def wiki(make_wiki, tmp_path):
+    config = make_wiki(FILES)
+    return ["--content", str(config.content_dir), "--state", str(config.state_dir)], config
+
+
+def test_capture_work_status_jobs(wiki, capsys):
+    args, config = wiki
+    before = folder_hashes(config.content_dir)
+    assert main(["capture", *args]) == 0
+    out = capsys.readouterr().out
+    assert "captured 4 files: 4 new" in out and "broken.md:2:" in out
+    assert main(["status", *args, "--format", "json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["tables"]["captures"] == 4 and status["jobs"]["pending"] > 0
+    assert main(["work", *args, "--workers", "1"]) == 0
+    assert main(["status", *args, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["jobs"]["pending"] == 0
+    assert main(["jobs", "list", *args, "--format", "json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert listing["done"] and not listing["failed-terminal"]
+    job_id = listing["done"][0]["id"]
+    assert main(["jobs", "show", str(job_id), *args]) == 0
+    assert "attempt 1: done" in capsys.readouterr().out
+    assert main(["jobs", "retry", "--failed", *args]) == 0
+    assert "0 job(s) back to pending" in capsys.readouterr().out
+    assert main(["jobs", "recover", "--stale-after", "0", *args]) == 0
+    assert "recovered 0" in capsys.readouterr().out
+    assert main(["jobs", "show", "99999", *args]) == 1
+    assert folder_hashes(config.content_dir) == before
+
+
+def test_check_formats_and_strict(wiki, capsys, monkeypatch):
+    args, config = wiki
+    before = folder_hashes(config.content_dir)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    assert main(["check", *args]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert any(line.endswith("broken.md:2:1: error: yaml-error: YAML does not parse: did not find expected ',' or ']'")
+               for line in text)  # fmt: skip
+    assert any(":1:1: warning: no-frontmatter:" in line and "bare.md" in line for line in text)
+    assert main(["check", *args, "--strict"]) == 1
+    capsys.readouterr()
+    assert main(["check", *args, "--format", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {tuple(sorted(r)) for r in rows} == {("code", "col", "line", "message", "path", "severity")}
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert main(["check", *args]) == 0
+    github = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("::error file=") and "broken.md,line=2,col=1::yaml-error" in line for line in github)
+    assert folder_hashes(config.content_dir) == before
+
+
+def test_clean_wiki_passes_strict(make_wiki, capsys):
+    config = make_wiki({"a.md": "---\ntitle: Alpha\n---\nAlpha body.\n"})
+    assert main(["build", "--content", str(config.content_dir), "--state", str(config.state_dir), "--strict"]) == 0

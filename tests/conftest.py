@@ -1,0 +1,91 @@
+"""Shared fixtures: tiny wikis written inline, built in a temp dir."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import Config
+
+REPO = Path(__file__).resolve().parent.parent
+POINTSAV = REPO.parent / "shared" / "corpora" / "pointsav-wiki"
+
+
+def folder_hashes(root: Path) -> dict[str, str]:
+    """sha256 of every file below `root`: compare before and after to prove nothing was written."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def write_files(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, value in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(value, bytes):
+            path.write_bytes(value)
+        else:
+            path.write_text(value, encoding="utf-8")
+
+
+@pytest.fixture
+def make_wiki(tmp_path):
+    """make_wiki({"a.md": "..."}, **options) -> Config with content, state and out in tmp_path."""
+
+    def make(files: dict[str, str | bytes], **options) -> Config:
+        content = tmp_path / "content"
+        content.mkdir(exist_ok=True)
+        write_files(content, files)
+        return Config(content_dir=content, state_dir=tmp_path / "state", out_dir=tmp_path / "site", **options)
+
+    return make
+
+
+def current_results(config: Config, pass_name: str) -> dict[str, dict]:
+    """path -> newest result of `pass_name` for each current capture."""
+    from pipeline.capture import current_capture_ids
+    from pipeline.store import open_store
+
+    conn = open_store(config.state_db)
+    try:
+        ids = current_capture_ids(conn)
+        out = {}
+        for capture_id in ids:
+            row = conn.execute(
+                """SELECT c.path, r.output FROM processing_results r JOIN captures c ON c.id = r.capture_id
+                   WHERE r.capture_id = ? AND r.pass_name = ? ORDER BY r.id DESC LIMIT 1""",
+                (capture_id, pass_name),
+            ).fetchone()
+            if row:
+                out[row["path"]] = json.loads(row["output"])
+        return out
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def results_of():
+    """results_of(config, pass_name) -> {path: output} of the current captures."""
+    return current_results
+
+
+@pytest.fixture
+def pointsav() -> Path:
+    """The real bilingual wiki beside the repo (read it in place; never write to it)."""
+    assert POINTSAV.is_dir(), f"{POINTSAV} is missing: CI lays ../shared beside the clone"
+    return POINTSAV
+
+
+# Hypothesis keeps an example database in the working directory by default; tests write only to temp dirs.
+try:
+    from hypothesis import settings
+
+    settings.register_profile("pipeline", database=None, deadline=None)
+    settings.load_profile("pipeline")
+except ImportError:  # pragma: no cover
+    pass

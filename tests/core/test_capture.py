@@ -1,0 +1,138 @@
+"""Capture: idempotent, immutable, never writes content, survives bad files."""
+
+import json
+
+from conftest import folder_hashes
+from pipeline.build import passes_for, plan_captures
+from pipeline.capture import capture_content, current_capture_ids, iter_sources
+from pipeline.config import Config
+from pipeline.passes.registry import rounds
+from pipeline.store import open_store
+
+GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
+
+
+def _capture(config):
+    conn = open_store(config.state_db)
+    return conn, capture_content(conn, config)
+
+
+def test_one_capture_creates_one_pending_job_per_pass(make_wiki):
+    config = make_wiki({"a.md": GOOD})
+    conn, report = _capture(config)
+    planned = plan_captures(conn, config, passes_for(config))
+    first_round = rounds(passes_for(config))[0]
+    jobs = conn.execute("SELECT pass_name, status, input_fingerprint FROM processing_jobs").fetchall()
+    assert planned == len(first_round) == len(jobs)
+    assert sorted(j["pass_name"] for j in jobs) == sorted(s.name for s in first_round)
+    assert {j["status"] for j in jobs} == {"pending"}
+
+
+def test_capturing_the_same_bytes_again_changes_nothing(make_wiki):
+    config = make_wiki({"a.md": GOOD, "b.md": GOOD})
+    conn, first = _capture(config)
+    plan_captures(conn, config, passes_for(config))
+    counts = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("captures", "processing_jobs")]
+    second = capture_content(conn, config)
+    assert plan_captures(conn, config, passes_for(config)) == 0
+    assert len(first.new) == 2 and second.new == [] and second.unchanged == 2
+    assert [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("captures", "processing_jobs")] == counts
+
+
+def test_capture_records_fields(make_wiki):
+    config = make_wiki({"guide.es.md": "---\ntitle: Guía\nslug: guia\ntags: [a]\ndate: 2024-01-02\n---\n\nHola\n"})
+    conn, _ = _capture(config)
+    row = conn.execute("SELECT * FROM captures").fetchone()
+    assert row["path"] == "guide.es.md" and row["lang"] == "es" and row["slug"] == "guia"
+    assert json.loads(row["frontmatter"]) == {"title": "Guía", "slug": "guia", "tags": ["a"], "date": "2024-01-02"}
+    assert row["body"] == "\nHola\n" and row["body_line"] == 7
+    assert row["raw"] == (config.content_dir / "guide.es.md").read_bytes()
+    assert row["captured_at"] and row["kind"] == "file"
+
+
+def test_language_from_frontmatter_then_suffix_then_default(make_wiki):
+    config = make_wiki({"a.md": "---\nlanguage: fr\n---\n", "b.pt-BR.md": "x", "c.md": "x", "notes.old.md": "x"})
+    conn, _ = _capture(config)
+    langs = {r["path"]: (r["lang"], r["slug"]) for r in conn.execute("SELECT path, lang, slug FROM captures")}
+    assert langs == {"a.md": ("fr", "a"), "b.pt-BR.md": ("pt-BR", "b"), "c.md": ("en", "c"),
+                     "notes.old.md": ("en", "notes.old")}  # fmt: skip
+
+
+def test_bad_files_are_captured_with_their_error(make_wiki):
+    files = {
+        "latin1.md": "---\ntitle: Caf\xe9\n---\n".encode("latin-1"),
+        "binary.md": b"\x00\x01\x02PNG",
+        "empty.md": "",
+        "plain.md": "# Just text\n",
+        "broken.md": "---\ntitle: ok\nbad: [unclosed\n---\nbody\n",
+        "list.md": "---\n- a\n- b\n---\nbody\n",
+        "unclosed.md": "---\ntitle: x\n",
+        "big.md": "---\ntitle: Big\n---\n" + ("word " * 2_000_000),
+    }
+    config = make_wiki(files)
+    conn, report = _capture(config)
+    rows = {r["path"]: r for r in conn.execute("SELECT * FROM captures")}
+    assert len(rows) == len(files) and report.files == len(files)
+    assert rows["latin1.md"]["decode_error"].startswith("not UTF-8") and rows["latin1.md"]["text"] is None
+    assert "binary" in rows["binary.md"]["decode_error"]
+    assert rows["empty.md"]["text"] == "" and rows["empty.md"]["frontmatter"] is None
+    assert rows["plain.md"]["frontmatter"] is None and rows["plain.md"]["frontmatter_error"] is None
+    assert "YAML" in rows["broken.md"]["frontmatter_error"] and rows["broken.md"]["frontmatter_error_line"] == 3
+    assert "mapping" in rows["list.md"]["frontmatter_error"]
+    assert "not closed" in rows["unclosed.md"]["frontmatter_error"]
+    assert rows["big.md"]["size"] > 10_000_000 and json.loads(rows["big.md"]["frontmatter"]) == {"title": "Big"}
+    problem_paths = {path for path, _, _ in report.problems}
+    assert problem_paths == {"latin1.md", "binary.md", "broken.md", "list.md", "unclosed.md"}
+
+
+def test_removal_is_recorded_and_nothing_deleted(make_wiki):
+    config = make_wiki({"a.md": GOOD, "b.md": GOOD})
+    conn, _ = _capture(config)
+    (config.content_dir / "b.md").unlink()
+    report = capture_content(conn, config)
+    assert report.removed == ["b.md"]
+    kinds = conn.execute("SELECT path, kind FROM captures ORDER BY id").fetchall()
+    assert [(r["path"], r["kind"]) for r in kinds] == [("a.md", "file"), ("b.md", "file"), ("b.md", "removal")]
+    paths = conn.execute(f"SELECT path FROM captures WHERE id IN ({','.join(map(str, current_capture_ids(conn)))})")
+    assert [r["path"] for r in paths] == ["a.md"]
+    assert capture_content(conn, config).removed == []  # a removal is recorded once
+
+
+def test_old_bytes_reuse_their_capture(make_wiki):
+    config = make_wiki({"a.md": GOOD})
+    conn, first = _capture(config)
+    (config.content_dir / "a.md").write_text(GOOD + "more\n")
+    second = capture_content(conn, config)
+    (config.content_dir / "a.md").write_text(GOOD)
+    third = capture_content(conn, config)
+    assert third.new == first.new and second.new != first.new
+    assert conn.execute("SELECT COUNT(*) FROM captures").fetchone()[0] == 2
+    assert conn.execute("SELECT COUNT(*) FROM capture_history").fetchone()[0] == 3
+    assert current_capture_ids(conn) == first.new
+
+
+def test_hidden_and_excluded_files_are_skipped(make_wiki):
+    config = make_wiki({"a.md": GOOD, ".hidden/x.md": GOOD, "drafts/y.md": GOOD, "z.txt": "x", ".dot.md": GOOD})
+    assert iter_sources(config) == ["a.md", "drafts/y.md"]
+    excluded = Config(content_dir=config.content_dir, exclude=["drafts/*"])
+    assert iter_sources(excluded) == ["a.md"]
+
+
+def test_capture_never_writes_the_content_folder(make_wiki):
+    config = make_wiki({"a.md": GOOD, "sub/b.es.md": "---\n: bad\n---\n"})
+    before = folder_hashes(config.content_dir)
+    _capture(config)
+    assert folder_hashes(config.content_dir) == before
+
+
+def test_capture_the_real_wiki(pointsav, tmp_path):
+    config = Config(content_dir=pointsav, state_dir=tmp_path / "state")
+    before = folder_hashes(pointsav)
+    conn, report = _capture(config)
+    expected = iter_sources(config)
+    assert report.files == len(expected) > 500
+    stored = {r["path"] for r in conn.execute("SELECT path FROM captures WHERE kind = 'file'")}
+    assert stored == set(expected)
+    broken = conn.execute("SELECT COUNT(*) FROM captures WHERE frontmatter_error IS NOT NULL").fetchone()[0]
+    assert broken == len([p for p in report.problems]) > 0
+    assert folder_hashes(pointsav) == before

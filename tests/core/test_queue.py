@@ -1,0 +1,172 @@
+"""The job queue: claim, retry schedule, terminal limit, manual retry, stale recovery, fencing."""
+
+import random
+import types
+
+import pytest
+
+from pipeline.capture import capture_content, load_articles
+from pipeline.config import Config
+from pipeline.passes.base import Wiki
+from pipeline.passes.registry import spec_of
+from pipeline.plan import plan_round
+from pipeline.queue import Backoff, Outcome, claim, finish, job_state, recover_stale, retry
+from pipeline.store import open_store
+
+NOOP = types.SimpleNamespace(
+    NAME="noop", VERSION=1, CONTRACT={"type": "object", "required": ["diagnostics"]}, run=lambda a, i: {"diagnostics": []}
+)
+BACKOFF = Backoff(base=2.0, cap=60.0)
+
+
+@pytest.fixture
+def queue(make_wiki):
+    """A store with `n` pending noop jobs (one per file), max_attempts 3."""
+
+    def make(n=1, max_attempts=3):
+        config = make_wiki({f"a{i:03}.md": f"article {i}" for i in range(n)})
+        conn = open_store(config.state_db)
+        report = capture_content(conn, config)
+        articles = load_articles(conn, report.new)
+        wiki = Wiki(options={}, articles=articles)
+        plan_round(conn, [spec_of(NOOP)], articles, wiki, max_attempts=max_attempts, now=0.0)
+        return conn
+
+    return make
+
+
+def _row(conn, job_id=1):
+    return conn.execute("SELECT * FROM processing_jobs WHERE id = ?", (job_id,)).fetchone()
+
+
+def _fail(conn, job, now, kind="retryable"):
+    return finish(conn, [Outcome(job, error="boom", error_kind=kind)], now=now, backoff=BACKOFF)
+
+
+def test_claim_is_oldest_first_in_batches_with_fresh_tokens(queue):
+    conn = queue(5)
+    first = claim(conn, worker="w", limit=2, lease_seconds=10, now=1.0)
+    second = claim(conn, worker="w", limit=10, lease_seconds=10, now=1.0)
+    assert [j.id for j in first] == [1, 2] and [j.id for j in second] == [3, 4, 5]
+    assert len({j.claim_token for j in first + second}) == 5
+    assert claim(conn, worker="w", limit=10, lease_seconds=10, now=1.0) == []
+    row = _row(conn, 1)
+    assert row["status"] == "processing" and row["lease_expires_at"] == 11.0 and row["attempts"] == 1
+
+
+def test_retry_schedule_is_bounded_exponential_with_jitter():
+    rng = random.Random(7)
+    for attempt in range(1, 12):
+        nominal = min(60.0, 2.0 * 2 ** (attempt - 1))
+        delays = [BACKOFF.delay(attempt, rng) for _ in range(50)]
+        assert all(nominal / 2 <= d <= nominal for d in delays)
+        assert max(delays) - min(delays) > 0  # jittered
+    assert BACKOFF.delay(30, rng) <= 60.0
+
+
+def test_failed_waiting_then_ready_then_back_to_processing(queue):
+    conn = queue()
+    (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=100.0)
+    _fail(conn, job, now=100.0)
+    row = _row(conn)
+    assert row["status"] == "failed" and row["error_kind"] == "retryable" and row["last_error"] == "boom"
+    assert 101.0 <= row["next_retry_at"] <= 102.0
+    assert job_state(row, now=100.5) == "failed-waiting"
+    assert claim(conn, worker="w", limit=1, lease_seconds=10, now=100.5) == []
+    assert job_state(row, now=102.5) == "failed-ready"
+    (again,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=102.5)
+    assert again.id == job.id and again.attempt == 2 and _row(conn)["status"] == "processing"
+
+
+def test_attempts_count_and_terminal_limit(queue):
+    conn = queue(max_attempts=3)
+    now = 0.0
+    for attempt in (1, 2, 3):
+        (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=now)
+        assert job.attempt == attempt == _row(conn)["attempts"]
+        _fail(conn, job, now=now)
+        now += 1000.0
+    row = _row(conn)
+    assert job_state(row, now) == "failed-terminal" and row["next_retry_at"] is None
+    assert claim(conn, worker="w", limit=1, lease_seconds=10, now=now + 10_000) == []
+    outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM job_attempts ORDER BY id")]
+    assert outcomes == ["failed", "failed", "failed"]
+
+
+def test_permanent_failure_gets_no_retry_time(queue):
+    conn = queue()
+    (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=0.0)
+    _fail(conn, job, now=0.0, kind="permanent")
+    row = _row(conn)
+    assert row["next_retry_at"] is None and job_state(row, 1e9) == "failed-terminal"
+    assert claim(conn, worker="w", limit=1, lease_seconds=10, now=1e9) == []
+
+
+def test_manual_retry_keeps_history_and_extends_budget(queue):
+    conn = queue(max_attempts=1)
+    (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=0.0)
+    _fail(conn, job, now=0.0)
+    assert job_state(_row(conn), 0.0) == "failed-terminal"
+    assert retry(conn, [job.id]) == [job.id]
+    row = _row(conn)
+    assert row["status"] == "pending" and row["attempts"] == 1 and row["max_attempts"] == 2
+    assert row["last_error"] == "boom"
+    (again,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=1.0)
+    assert again.attempt == 2
+    assert conn.execute("SELECT COUNT(*) FROM job_attempts WHERE job_id = ?", (job.id,)).fetchone()[0] == 2
+    assert retry(conn, [job.id]) == []  # only failed jobs go back
+
+
+def test_retry_all_failed(queue):
+    conn = queue(3)
+    jobs = claim(conn, worker="w", limit=3, lease_seconds=10, now=0.0)
+    finish(conn, [Outcome(jobs[0], output_json="{}"), Outcome(jobs[1], error="x"), Outcome(jobs[2], error="y")],
+           now=0.0, backoff=BACKOFF)  # fmt: skip
+    assert retry(conn) == [jobs[1].id, jobs[2].id]
+
+
+def test_stale_recovery(queue):
+    conn = queue()
+    (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=0.0)
+    assert recover_stale(conn, now=5.0) == []
+    assert recover_stale(conn, now=11.0) == [job.id]
+    row = _row(conn)
+    assert row["status"] == "pending" and row["started_at"] is None
+    assert row["last_error"] == "recovered stale processing job"
+    attempt = conn.execute("SELECT outcome FROM job_attempts").fetchone()
+    assert attempt["outcome"] == "recovered"
+
+
+def test_stale_after_overrides_the_lease(queue):
+    conn = queue()
+    claim(conn, worker="w", limit=1, lease_seconds=1000, now=0.0)
+    assert recover_stale(conn, now=20.0, stale_after=30) == []
+    assert recover_stale(conn, now=20.0, stale_after=10) == [1]
+
+
+def test_fencing_rejects_a_stale_completion(queue):
+    conn = queue()
+    (old,) = claim(conn, worker="a", limit=1, lease_seconds=1, now=0.0)
+    recover_stale(conn, now=2.0)
+    (new,) = claim(conn, worker="b", limit=1, lease_seconds=10, now=2.0)
+    assert finish(conn, [Outcome(old, output_json='{"who": "a"}')], now=3.0, backoff=BACKOFF) == ([], [old.id])
+    assert finish(conn, [Outcome(new, output_json='{"who": "b"}')], now=3.0, backoff=BACKOFF) == ([new.id], [])
+    results = conn.execute("SELECT output FROM processing_results").fetchall()
+    assert [r["output"] for r in results] == ['{"who": "b"}']
+    outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM job_attempts ORDER BY id")]
+    assert outcomes == ["recovered", "done"]
+    assert _fail(conn, old, now=4.0) == ([], [old.id])  # a stale failure is fenced too
+    assert _row(conn)["status"] == "done"
+    rejected = conn.execute("SELECT job_id, attempted FROM rejected_completions ORDER BY id").fetchall()
+    assert [tuple(r) for r in rejected] == [(old.id, "done"), (old.id, "failed")]
+
+
+def test_jobs_survive_a_reopened_database(queue, make_wiki):
+    conn = queue(2)
+    claim(conn, worker="w", limit=1, lease_seconds=10, now=0.0)
+    path = conn.execute("PRAGMA database_list").fetchone()["file"]
+    conn.close()
+    again = open_store(path)
+    statuses = [r["status"] for r in again.execute("SELECT status FROM processing_jobs ORDER BY id")]
+    assert statuses == ["processing", "pending"]
+    assert [j.id for j in claim(again, worker="w", limit=5, lease_seconds=10, now=1.0)] == [2]

@@ -1,0 +1,84 @@
+"""The store: pragmas, migrations, immutability triggers, durability across reopen."""
+
+import sqlite3
+
+import pytest
+
+from pipeline.store import SCHEMA_VERSION, open_store
+
+
+def test_pragmas_and_schema_version(tmp_path):
+    conn = open_store(tmp_path / "state.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_fixed_table_and_column_names(tmp_path):
+    conn = open_store(tmp_path / "state.db")
+
+    def columns(table):
+        return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+    assert {"id", "path", "sha256"} <= columns("captures")
+    assert {"id", "capture_id", "pass_name", "pass_version", "status"} <= columns("processing_jobs")
+    assert {"job_id", "capture_id", "pass_name", "pass_version"} <= columns("processing_results")
+
+
+def _seed(conn):
+    conn.execute(
+        "INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')"
+    )
+    conn.execute(
+        """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
+           created_at) VALUES (1, 'p', 1, 'x', 3, 0)"""
+    )
+    conn.execute(
+        """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+           input_fingerprint, output, created_at) VALUES (1, 1, 'p', 1, 1, 'x', '{}', 0)"""
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE captures SET path = 'b.md'",
+        "DELETE FROM captures",
+        "UPDATE processing_results SET output = '{\"x\": 1}'",
+        "DELETE FROM processing_results",
+    ],
+)
+def test_triggers_reject_update_and_delete(tmp_path, statement):
+    conn = open_store(tmp_path / "state.db")
+    _seed(conn)
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        conn.execute(statement)
+    assert conn.execute("SELECT COUNT(*) FROM captures").fetchone()[0] == 1
+
+
+def test_state_survives_reopen(tmp_path):
+    conn = open_store(tmp_path / "state.db")
+    _seed(conn)
+    conn.close()
+    again = open_store(tmp_path / "state.db")
+    assert again.execute("SELECT COUNT(*) FROM processing_results").fetchone()[0] == 1
+    assert again.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_newer_schema_is_refused(tmp_path):
+    from pipeline.errors import UserError
+
+    conn = open_store(tmp_path / "state.db")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(UserError, match="newer"):
+        open_store(tmp_path / "state.db")
+
+
+def test_missing_database_is_a_clear_error(tmp_path):
+    from pipeline.errors import UserError
+
+    with pytest.raises(UserError, match="no state database"):
+        open_store(tmp_path / "nope" / "state.db", create=False)

@@ -1,0 +1,110 @@
+"""Workers: results are validated, versioned and immutable; a bad job fails alone."""
+
+import json
+import textwrap
+
+import pytest
+
+from pipeline.build import build, passes_for
+from pipeline.config import Config
+from pipeline.store import open_store
+
+CUSTOM = '''
+from pipeline.passes.base import RetryableError
+
+NAME = "probe"
+VERSION = {version}
+CONTRACT = {{"type": "object", "required": ["words", "diagnostics"],
+             "properties": {{"words": {{"type": "integer"}}}}}}
+
+
+def run(article, inputs):
+    if "explode" in article.body:
+        raise ValueError("cannot handle this article")
+    if "flaky" in article.body:
+        raise RetryableError("try later")
+    if "invalid" in article.body:
+        return {{"words": "many", "diagnostics": []}}
+    return {{"words": len(article.body.split()), "diagnostics": []}}
+'''
+
+
+@pytest.fixture
+def probe_wiki(make_wiki, tmp_path):
+    def make(files, version=1):
+        (tmp_path / "probe.py").write_text(textwrap.dedent(CUSTOM.format(version=version)))
+        return make_wiki(files, passes=[str(tmp_path / "probe.py")])
+
+    return make
+
+
+def _jobs(config, pass_name="probe"):
+    conn = open_store(config.state_db)
+    rows = conn.execute(
+        "SELECT c.path, j.* FROM processing_jobs j JOIN captures c ON c.id = j.capture_id WHERE pass_name = ?",
+        (pass_name,),
+    ).fetchall()
+    return {row["path"]: row for row in rows}
+
+
+def test_a_failing_job_fails_alone(probe_wiki):
+    config = probe_wiki({"good.md": "one two three", "bad.md": "explode", "odd.md": "invalid", "later.md": "flaky"})
+    report = build(config, workers=1)
+    jobs = _jobs(config)
+    assert jobs["good.md"]["status"] == "done"
+    assert jobs["bad.md"]["status"] == "failed" and jobs["bad.md"]["error_kind"] == "permanent"
+    assert "ValueError: cannot handle" in jobs["bad.md"]["last_error"]
+    assert jobs["odd.md"]["error_kind"] == "permanent" and "contract" in jobs["odd.md"]["last_error"]
+    assert jobs["later.md"]["error_kind"] == "retryable" and jobs["later.md"]["next_retry_at"] is not None
+    assert report.process.work.failed == 3
+
+
+def test_results_are_versioned(probe_wiki, results_of):
+    config = probe_wiki({"good.md": "one two three"})
+    build(config, workers=1)
+    conn = open_store(config.state_db)
+    row = conn.execute("SELECT * FROM processing_results WHERE pass_name = 'probe'").fetchone()
+    assert json.loads(row["output"]) == {"words": 3, "diagnostics": []}
+    assert row["pass_version"] == 1 and row["contract_version"] == 1
+    assert row["input_fingerprint"] == conn.execute("SELECT sha256 FROM captures").fetchone()[0]
+    assert row["created_at"] > 0
+
+
+def test_version_bump_replans_every_capture_and_keeps_old_results(probe_wiki):
+    config = probe_wiki({"a.md": "one", "b.md": "two words"})
+    build(config, workers=1)
+    again = build(config, workers=1)
+    assert again.process.created == 0
+    bumped = probe_wiki({}, version=2)
+    report = build(bumped, workers=1)
+    assert report.process.created == 2  # exactly the probe jobs of both captures
+    conn = open_store(config.state_db)
+    versions = [r[0] for r in conn.execute("SELECT pass_version FROM processing_results WHERE pass_name='probe'")]
+    assert sorted(versions) == [1, 1, 2, 2]
+
+
+def test_two_worker_processes_drain_one_queue(make_wiki):
+    config = make_wiki({f"a{i}.md": f"---\ntitle: A{i}\n---\ntext {i}\n" for i in range(300)})
+    report = build(config, workers=2)
+    conn = open_store(config.state_db)
+    statuses = {r[0] for r in conn.execute("SELECT status FROM processing_jobs")}
+    per_job = conn.execute("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM processing_results GROUP BY job_id)")
+    assert statuses == {"done"} and per_job.fetchone()[0] == 1
+    assert report.process.work.done == conn.execute("SELECT COUNT(*) FROM processing_jobs").fetchone()[0]
+
+
+def test_unknown_pass_module_is_a_clear_error(make_wiki):
+    from pipeline.errors import UserError
+
+    config = make_wiki({"a.md": "x"}, passes=["no_such_module_here"])
+    with pytest.raises(UserError, match="no_such_module_here"):
+        passes_for(config)
+
+
+def test_config_file_names_a_custom_pass_relative_to_itself(tmp_path):
+    from pipeline.config import load_config
+
+    (tmp_path / "wiki.yaml").write_text("passes: [extra/reading_time.py]\nstrict: true\n")
+    config = load_config(tmp_path / "wiki.yaml")
+    assert config.passes == [str(tmp_path / "extra" / "reading_time.py")] and config.strict is True
+    assert isinstance(config, Config)
