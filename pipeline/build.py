@@ -26,7 +26,7 @@ from pipeline.worker import WorkerReport, run_workers
 class ProcessReport:
     """Jobs planned and run over all rounds, and the results of the current captures."""
 
-    created: int = 0
+    created_jobs: list[tuple[str, str]] = field(default_factory=list)  # (path, pass name) of new jobs
     reused: int = 0
     work: WorkerReport = field(default_factory=WorkerReport)
     wiki: Wiki | None = None
@@ -71,7 +71,7 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
     articles = load_articles(conn, current_capture_ids(conn))
     wiki = Wiki(options=wiki_options(config), articles=articles)
     first = rounds(specs)[0]
-    return plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created
+    return len(plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created)
 
 
 def process(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int) -> ProcessReport:
@@ -83,10 +83,11 @@ def process(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wor
     report.problems = gathered.problems
     for round_specs in rounds(specs):
         plan = plan_round(conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time())
-        report.created += plan.created
+        paths = {article.capture_id: article.path for article in articles}
+        report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused
         # Small rounds are not worth the start-up of worker processes.
-        count = workers if plan.created > 200 else 1
+        count = workers if len(plan.created) > 200 else 1
         report.work.add(run_workers(config, specs, count))
         wiki.results.update(load_results(conn, plan))
         report.failures += failed_jobs(conn, plan)

@@ -82,3 +82,21 @@ def capture_history(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]
     return history
 
 
+@dataclass(frozen=True)
+class Change:
+    """One row of the capture log: a path pointed at new bytes (or was removed) at `time`."""
+
+    path: str
+    time: str  # ISO 8601, UTC
+    sha256: str
+    kind: str  # 'file' or 'removal'
+    commit: str | None  # git HEAD of the content folder when captured
+
+
+def capture_log(conn: sqlite3.Connection) -> list[Change]:
+    """Every capture-history row, oldest first, with its git commit (for history and recent-changes pages)."""
+    rows = conn.execute(
+        """SELECT h.path, h.observed_at, c.sha256, c.kind, h.git_commit FROM capture_history h
+           JOIN captures c ON c.id = h.capture_id ORDER BY h.id"""
+    )
+    return [Change(row["path"], row["observed_at"], row["sha256"], row["kind"], row["git_commit"]) for row in rows]

@@ -23,8 +23,11 @@ class Plan:
     """The jobs of one round: (capture id, pass name) -> job id."""
 
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
-    created: int = 0
-    reused: int = 0
+    created: list[tuple[int, str]] = field(default_factory=list)  # (capture id, pass name) of new jobs
+
+    @property
+    def reused(self) -> int:
+        return len(self.jobs) - len(self.created)
 
 
 class _Hasher:
@@ -61,8 +64,10 @@ def plan_round(
     plan, hasher = Plan(), _Hasher()
     blobs: dict[str, str] = {}
     rows = []
-    for spec in specs:
-        for article in articles:
+    # Article-major order: a worker's batch then holds several passes of one article,
+    # so a parse cached in the worker process serves all of them.
+    for article in articles:
+        for spec in specs:
             slice_ = spec.select(article, wiki) if spec.select else {}
             shas = {}
             for name, value in slice_.items():
@@ -73,26 +78,31 @@ def plan_round(
             rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
     with write(conn):
         conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", blobs.items())
-        before = conn.total_changes
-        conn.executemany(
-            """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
-                   max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-               ON CONFLICT (capture_id, pass_name, pass_version, input_fingerprint) DO NOTHING""",
-            [row + (max_attempts, now) for row in rows],
-        )
-        plan.created = conn.total_changes - before
-        plan.reused = len(rows) - plan.created
-        for capture_id, name, version, fp, _ in rows:
-            plan.jobs[(capture_id, name)] = _job_id(conn, capture_id, name, version, fp)
+        existing = _existing_jobs(conn, specs)
+        for capture_id, name, version, fp, inputs in rows:
+            job_id = existing.get((capture_id, name, version, fp))
+            if job_id is None:
+                job_id = conn.execute(
+                    """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
+                           max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id""",
+                    (capture_id, name, version, fp, inputs, max_attempts, now),
+                ).fetchone()[0]
+                plan.created.append((capture_id, name))
+            plan.jobs[(capture_id, name)] = job_id
     return plan
 
 
-def _job_id(conn: sqlite3.Connection, capture_id: int, name: str, version: int, fp: str) -> int:
-    return conn.execute(
-        """SELECT id FROM processing_jobs
-           WHERE capture_id = ? AND pass_name = ? AND pass_version = ? AND input_fingerprint = ?""",
-        (capture_id, name, version, fp),
-    ).fetchone()[0]
+def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec]) -> dict[tuple, int]:
+    """(capture id, pass, version, fingerprint) -> job id, for every job of these pass versions."""
+    found = {}
+    for spec in specs:
+        rows = conn.execute(
+            "SELECT id, capture_id, input_fingerprint FROM processing_jobs WHERE pass_name = ? AND pass_version = ?",
+            (spec.name, spec.version),
+        )
+        for row in rows:
+            found[(row["capture_id"], spec.name, spec.version, row["input_fingerprint"])] = row["id"]
+    return found
 
 
 def load_results(conn: sqlite3.Connection, plan: Plan) -> dict[str, dict[int, dict]]:

@@ -50,6 +50,7 @@ class Outcome:
     contract_version: int = 1
     error: str | None = None
     error_kind: str = "permanent"  # or "retryable"
+    edit: dict | None = None  # an edit the output proposes or makes, sent to the event spool
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ drain the same queue; SQLite's write lock and the claim tokens keep them apart.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -22,6 +23,8 @@ from pipeline.capture import load_articles
 from pipeline.config import Config
 from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work, recover_stale
+from pipeline.spool import enqueue
+from pipeline.spool.events import edit_event
 from pipeline.store import open_store
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
@@ -81,6 +84,11 @@ class Worker:
     def process_batch(self, jobs: list[ClaimedJob], report: WorkerReport, clock=time.time) -> None:
         articles = {a.capture_id: a for a in load_articles(self.conn, sorted({j.capture_id for j in jobs}))}
         outcomes = [self.process(job, articles.get(job.capture_id)) for job in jobs]
+        # Events go to the spool before the jobs complete: a crash in between re-runs the job,
+        # which re-sends the same event_id, and the drain keeps one (at least once, deduplicated).
+        for outcome in outcomes:
+            if outcome.edit:
+                self.send_edit_event(outcome, articles[outcome.job.capture_id])
         accepted, rejected = finish(self.conn, outcomes, now=clock(), backoff=self.backoff)
         accepted_ids = set(accepted)
         for outcome in outcomes:
@@ -113,7 +121,18 @@ class Worker:
             output_json = json.dumps(output, ensure_ascii=False, separators=(",", ":"))
         except (ValueError, TypeError) as exc:  # JsonSchemaValueException is a ValueError
             return Outcome(job, error=f"output breaks the {spec.name} contract: {exc}")
-        return Outcome(job, output_json=output_json, contract_version=spec.contract_version)
+        return Outcome(job, output_json=output_json, contract_version=spec.contract_version, edit=output.get("edit"))
+
+    def send_edit_event(self, outcome: Outcome, article) -> None:
+        job, edit = outcome.job, outcome.edit
+        event = edit_event(
+            article.path, job.pass_name, str(job.pass_version), article.sha256, edit["edited_sha256"],
+            edit["diff"], applied=edit["applied"],
+        )  # fmt: skip
+        # The same pass version over the same inputs proposes the same edit: one event_id for it.
+        identity = f"{job.pass_name}|{job.pass_version}|{job.input_fingerprint}|{article.path}"
+        event["event_id"] = "edit-" + hashlib.sha256(identity.encode()).hexdigest()[:32]
+        enqueue(event, self.config.spool_dir)
 
     def read_inputs(self, shas: dict[str, str]) -> dict:
         missing = [sha for sha in shas.values() if sha not in self.blobs]

@@ -21,12 +21,14 @@ def add_check_options(parser) -> None:
     parser.add_argument("--format", choices=FORMATS, help="text, json (one object per line) or github")
     parser.add_argument("--strict", action="store_true", default=None, help="exit 1 on any warning or error")
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per CPU)")
+    parser.add_argument("--info", action="store_true", help="also print info diagnostics (suggestions)")
 
 
 def report_diagnostics(args, config, processed) -> int:
     """Print the diagnostics of a processed wiki; return the exit status."""
     diagnostics = collect(processed.wiki, processed.problems, processed.failures)
-    emit(diagnostics, args.format or default_format(), config.content_dir)
+    shown = diagnostics if args.info else [d for d in diagnostics if d.severity != "info"]
+    emit(shown, args.format or default_format(), config.content_dir)
     print(summary(diagnostics), file=sys.stderr)
     strict = config.strict if args.strict is None else args.strict
     return exit_status(diagnostics, strict)

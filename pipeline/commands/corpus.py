@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from pipeline.commands.options import add_format, add_state, config_from
+from pipeline.commands.spool import os_errors_as_user_errors
 from pipeline.spool.corpus import CorpusScan, export, stats
 
 
@@ -22,12 +23,12 @@ def register(subparsers) -> None:
     stat = commands.add_parser("stats", help="events per type and pass")
     add_state(stat)
     add_format(stat)
-    stat.set_defaults(func=run_stats)
+    stat.set_defaults(func=os_errors_as_user_errors(run_stats))
 
     out = commands.add_parser("export", help="write the deduplicated corpus as JSONL")
     out.add_argument("--output", "-o", type=Path, metavar="FILE", help="output file (default: stdout)")
     add_state(out)
-    out.set_defaults(func=run_export)
+    out.set_defaults(func=os_errors_as_user_errors(run_export))
 
 
 def run_stats(args: argparse.Namespace) -> int:

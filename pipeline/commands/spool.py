@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import signal
 import sys
 import threading
 from dataclasses import asdict
-from typing import TextIO
+from typing import Callable, TextIO
 
 from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.errors import UserError
@@ -27,7 +28,7 @@ def register(subparsers) -> None:
     push = commands.add_parser("push", help="enqueue events, one JSON object per line")
     push.add_argument("file", nargs="?", default="-", metavar="FILE|-", help="events file (default: - for stdin)")
     add_state(push)
-    push.set_defaults(func=run_push)
+    push.set_defaults(func=os_errors_as_user_errors(run_push))
 
     drain = commands.add_parser("drain", help="append queued events to the corpus")
     drain.add_argument("--once", action="store_true", help="drain what is there, then exit")
@@ -37,21 +38,34 @@ def register(subparsers) -> None:
                        help="seconds without a heartbeat before an in-flight event is requeued "
                             "(default: spool.lease_seconds, 30)")
     add_state(drain)
-    drain.set_defaults(func=run_drain)
+    drain.set_defaults(func=os_errors_as_user_errors(run_drain))
 
     stat = commands.add_parser("status", help="event counts per directory, oldest age, poison entries")
     add_state(stat)
     add_format(stat)
-    stat.set_defaults(func=run_status)
+    stat.set_defaults(func=os_errors_as_user_errors(run_status))
 
     requeue = commands.add_parser("requeue-poison", help="move a poison entry back into queue/")
     requeue.add_argument("id", metavar="ID", help="its file name, base name (as `status` lists) or event_id")
     add_state(requeue)
-    requeue.set_defaults(func=run_requeue)
+    requeue.set_defaults(func=os_errors_as_user_errors(run_requeue))
 
     schema = commands.add_parser("schema", help="print the JSON Schema of an event")
     add_state(schema)
     schema.set_defaults(func=lambda args: print(json.dumps(SCHEMA, indent=2)) or 0)
+
+
+def os_errors_as_user_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """An unusable spool or corpus path (not a folder, unwritable) is one line, not a traceback."""
+
+    @functools.wraps(run)
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except OSError as exc:
+            raise UserError(f"{exc.filename or 'spool'}: {exc.strerror or exc}") from None
+
+    return wrapped
 
 
 def _seconds(text: str) -> float:

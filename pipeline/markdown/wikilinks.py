@@ -27,6 +27,7 @@ from markdown_it.rules_block.table import table
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
+from pipeline.passes.text import heading_slug
 from pipeline.passes.urls import wanted_url
 
 LINK_TYPES = ("wikilink", "wikilink_embed")
@@ -215,14 +216,16 @@ def render_wikilink(self, tokens, idx, options, env) -> str:
 
 
 def anchor(meta: dict, inner_html: str, options, env: dict) -> str:
-    """`<a>` for a link: resolved, language fallback, or red (broken, ambiguous-free, unresolved)."""
+    """The HTML of a link: resolved, language fallback, ambiguous, self, or red (broken or unresolved)."""
     settings = {**options.get("wikilinks", {}), **env}
     entry = (env.get("wikilinks") or {}).get((meta["line"], meta["col"]))
     if entry is None and not meta["target"]:
-        entry = {"status": "self", "url": f"#{meta['fragment']}"}
+        entry = {"status": "self", "url": f"#{heading_slug(meta['fragment'])}"}
     if entry is None or entry.get("status") == "broken" or not entry.get("url"):
         return _red_link(meta, inner_html, settings, entry)
     url = entry["url"]
+    if entry.get("status") == "self" and "#" not in url:
+        return f'<strong class="selflink">{inner_html}</strong>'  # as MediaWiki: a page does not link to itself
     href = url if url.startswith("#") else f"{settings.get('base_url', '')}{url}"
     classes, extra = "wikilink", ""
     if entry.get("status") in ("fallback", "ambiguous"):

@@ -44,6 +44,8 @@ REFERENCE_HEADINGS = frozenset(
 )
 FOOTNOTE_MARKER = re.compile(r"\[\^([^\]\s]+)\]")
 NUMERIC_MARKER = re.compile(r"(?<![\w\\])\[(\d{1,3})\]")  # not `hashes[0]`
+# Spans whose brackets are not citations: wikilinks (`[[page|[4]]]`) and code spans.
+NOT_PROSE = re.compile(r"\[\[.*?\]\]|(`+).*?\1")
 URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
 NO_REGISTRY = {"exists": False, "entries": []}
 
@@ -135,8 +137,8 @@ def run(article: Article, inputs: dict) -> dict:
     entries = _frontmatter_entries(article, meta.get("references"))
     entries += [_registry_entry(article, item) for item in registry["entries"]]
     entries += parsed.list_entries
-    markers = _cites_markers(article, meta.get("cites")) if registry["exists"] else []
-    markers += parsed.markers
+    # Declaring an id under `cites:` cites it, after any marker that places it in the text.
+    markers = parsed.markers + (_cites_markers(article, meta.get("cites")) if registry["exists"] else [])
     references, diagnostics = _match(entries, markers, parsed.body_footnotes)
     return {"references": references, "diagnostics": diagnostics}
 
@@ -266,8 +268,9 @@ class Parsed:
             if child.type == "footnote_ref":
                 found = [("footnote", child.meta["label"], f"[^{child.meta['label']}]")]
             elif child.type == "text":
-                found = [("footnote", m[1], m[0]) for m in FOOTNOTE_MARKER.finditer(child.content)]
-                found += [("numeric", str(int(m[1])), m[0]) for m in NUMERIC_MARKER.finditer(child.content)]
+                prose = _mask(child.content)
+                found = [("footnote", m[1], m[0]) for m in FOOTNOTE_MARKER.finditer(prose)]
+                found += [("numeric", str(int(m[1])), m[0]) for m in NUMERIC_MARKER.finditer(prose)]
             for kind, ident, needle in found:
                 seen[needle] = seen.get(needle, 0) + 1
                 line, col = self._locate(inline.map, needle, seen[needle])
@@ -276,7 +279,7 @@ class Parsed:
     def _locate(self, span: list[int], needle: str, nth: int) -> tuple[int, int]:
         """File line and column of the nth `needle` in a block (its first line when not found)."""
         for number in range(span[0], span[1]):
-            line = self.lines[number] if number < len(self.lines) else ""
+            line = _mask(self.lines[number]) if number < len(self.lines) else ""
             start = line.find(needle)
             while start >= 0:
                 nth -= 1
@@ -298,6 +301,11 @@ def _references_section(tokens) -> tuple[int, int]:
         if start is None and title in REFERENCE_HEADINGS:
             start, level = index, int(token.tag[1])
     return (start, len(tokens)) if start is not None else (0, 0)
+
+
+def _mask(text: str) -> str:
+    """`text` with wikilinks and code spans blanked out, keeping every other column in place."""
+    return NOT_PROSE.sub(lambda m: " " * len(m[0]), text)
 
 
 _MD: list[MarkdownIt] = []

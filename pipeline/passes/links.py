@@ -1,19 +1,25 @@
-"""links: every `[[wikilink]]` and `![[embed]]` of an article, where it is in the file.
+"""links: every `[[wikilink]]`, `![[embed]]` and internal Markdown link of an article.
 
 Links in code spans, code blocks and fences are not links. Lines and
-columns are 1-based positions in the file of the link's `[[` (or `![[`);
-`raw` is the link's source text as the parser saw it. Resolution is the
-wikilinks pass's job; this pass reads only its capture.
+columns are 1-based positions in the file of the link's `[[` (or `![[`, or
+the `(` before a Markdown link's destination); `raw` is the link's source
+text as the parser saw it. A Markdown link is *internal* when its
+destination has no scheme and names a page (`other.md`, `../guide/`,
+`/section/`), as MkDocs checks them; images and other files are not pages.
+Resolution is the wikilinks pass's job; this pass reads only its capture.
 """
 
 from __future__ import annotations
+
+import re
+from urllib.parse import unquote
 
 from pipeline.markdown import make_parser
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article
 
 NAME = "links"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
 LINK_SCHEMA = {
     "type": "object",
@@ -25,7 +31,8 @@ LINK_SCHEMA = {
         "embed": {"type": "boolean"},
         "line": {"type": "integer", "minimum": 1},
         "col": {"type": "integer", "minimum": 1},
-        "raw": {"type": "string", "minLength": 4},
+        "raw": {"type": "string", "minLength": 3},
+        "kind": {"enum": ["wikilink", "markdown"]},
     },
 }
 CONTRACT = {
@@ -34,6 +41,7 @@ CONTRACT = {
     "properties": {"links": {"type": "array", "items": LINK_SCHEMA}, "diagnostics": DIAGNOSTICS_SCHEMA},
 }
 FIELDS = ("target", "fragment", "label", "embed", "col", "raw")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def run(article: Article, inputs: dict) -> dict:
@@ -43,10 +51,41 @@ def run(article: Article, inputs: dict) -> dict:
 def extract_links(body: str, body_line: int = 1) -> list[dict]:
     """The links of `body` in source order, with file lines for a body starting at `body_line`."""
     links = []
+    lines = body.split("\n")
     for token in make_parser().parse(body, {}):
+        searched_from: dict[str, tuple[int, int]] = {}
         for child in token.children or ():
             if child.type in LINK_TYPES:
                 link = {name: child.meta[name] for name in FIELDS}
                 link["line"] = child.meta["line"] + body_line - 1
-                links.append(link)
+                links.append({**link, "kind": "wikilink"})
+            elif child.type == "link_open" and is_internal(child.attrGet("href") or ""):
+                links.append(_markdown_link(child.attrGet("href"), token.map, lines, body_line, searched_from))
     return links
+
+
+def is_internal(href: str) -> bool:
+    """A destination that names a page of this wiki (not a URL, an anchor, or a file like an image)."""
+    if not href or SCHEME.match(href) or href.startswith(("#", "//")):
+        return False
+    path = href.split("#", 1)[0].split("?", 1)[0]
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return path.endswith("/") or last.lower().endswith(".md") or "." not in last
+
+
+def _markdown_link(href: str, block_map, lines: list[str], body_line: int, searched_from: dict) -> dict:
+    """A Markdown link as a link record, placed at its `(destination` in the block's source lines."""
+    path, _, fragment = unquote(href).partition("#")
+    needle = "](" + unquote(href)
+    first, last = block_map or (0, len(lines))
+    line, col = searched_from.get(needle, (first, 0))
+    for index in range(line, min(last, len(lines))):
+        found = lines[index].find(needle, col if index == line else 0)
+        if found >= 0:
+            searched_from[needle] = (index, found + 1)
+            line, col = index, found + 1
+            break
+    else:
+        line, col = first, 0
+    return {"target": path, "fragment": fragment or None, "label": None, "embed": False,
+            "line": line + body_line, "col": col + 1, "raw": f"({href})", "kind": "markdown"}  # fmt: skip

@@ -328,7 +328,8 @@ def _outdated(evidence: dict | None) -> dict | None:
         message = f"'{source}' was committed at {lags}, after this translation's last commit ({when})"
     else:
         lags = evidence["source_sha256"][:SHORT]
-        message = f"'{source}' changed to revision {lags} at {evidence['source']}, after this translation ({evidence['own']})"
+        when = evidence["own"]
+        message = f"'{source}' changed to revision {lags} at {evidence['source']}, after this translation ({when})"
     return {"source_path": source, "evidence": kind, "lags": lags, "message": message}
 
 

@@ -19,10 +19,15 @@ def lang_prefix(lang: str, default_language: str) -> str:
 
 
 def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
-    """`guides/setup.md` -> `guides/setup/`; `guides/_index.md` -> `guides/`; Spanish under `es/`."""
-    folder = PurePosixPath(path).parent.as_posix()
+    """`guides/setup.md` -> `guides/setup/`; `guides/_index.md` -> `guides/`; Spanish under `es/`.
+
+    As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says.
+    """
+    posix = PurePosixPath(path)
+    folder = posix.parent.as_posix()
     folder = "" if folder == "." else "/".join(url_slug(part) for part in folder.split("/")) + "/"
-    page = "" if slug in INDEX_SLUGS else f"{url_slug(slug)}/"
+    stem = posix.name.split(".", 1)[0]
+    page = "" if slug in INDEX_SLUGS or stem in INDEX_SLUGS else f"{url_slug(slug)}/"
     return f"{lang_prefix(lang, default_language)}{folder}{page}"
 
 

@@ -74,10 +74,10 @@ def test_version_bump_replans_every_capture_and_keeps_old_results(probe_wiki):
     config = probe_wiki({"a.md": "one", "b.md": "two words"})
     build(config, workers=1)
     again = build(config, workers=1)
-    assert again.process.created == 0
+    assert again.process.created_jobs == []
     bumped = probe_wiki({}, version=2)
     report = build(bumped, workers=1)
-    assert report.process.created == 2  # exactly the probe jobs of both captures
+    assert sorted(report.process.created_jobs) == [("a.md", "probe"), ("b.md", "probe")]
     conn = open_store(config.state_db)
     versions = [r[0] for r in conn.execute("SELECT pass_version FROM processing_results WHERE pass_name='probe'")]
     assert sorted(versions) == [1, 1, 2, 2]

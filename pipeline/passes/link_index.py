@@ -1,0 +1,211 @@
+"""The wiki index links resolve against, and the resolution of one target.
+
+Pure: built from the metadata and headings results, the article paths and
+the redirects data. A page *group* is one page in all its languages (files
+that differ only by a language suffix, or that name each other with
+`paired_with`). Resolution tries, in order: path (`folder/target`, `.md`
+optional, `folder/` meaning the folder's `_index`), exact slug, normalized
+slug (case, spaces and underscores as hyphens), frontmatter aliases,
+redirects, titles. The first step that finds anything decides; more than one
+group at that step is an ambiguity. Within a group the page in the linking
+article's language wins, otherwise another language is a fallback.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from pipeline.passes.text import lookup_key
+from pipeline.passes.urls import article_url
+from pipeline.source import name_lang_slug
+
+STEPS = ("path", "exact", "normalized", "alias", "redirect", "title")
+MAX_REDIRECT_HOPS = 5
+FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str
+    slug: str
+    title: str
+    aliases: tuple[str, ...]
+    lang: str
+    url: str
+    group: str
+    headings: tuple[str, ...]
+
+
+@dataclass
+class LinkIndex:
+    """Lookup tables from link targets to page groups; `resolve` memoizes its answers."""
+
+    default_language: str
+    groups: dict[str, list[Page]] = field(default_factory=dict)
+    tables: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    redirects: dict[str, str] = field(default_factory=dict)
+    files: dict[str, Page] = field(default_factory=dict)
+    memo: dict[tuple, dict] = field(default_factory=dict)
+
+    def add(self, page: Page) -> None:
+        self.groups.setdefault(page.group, []).append(page)
+        self.files[page.path] = page
+        for table, key in (
+            ("path", lookup_key(page.group)),
+            ("exact", page.slug),
+            ("normalized", lookup_key(page.slug)),
+            ("title", lookup_key(page.title)),
+            ("url", page.url.strip("/")),
+            *(("alias", lookup_key(alias)) for alias in page.aliases),
+        ):
+            self.tables.setdefault(table, {}).setdefault(key, set()).add(page.group)
+
+    def lookup(self, table: str, key: str) -> list[str]:
+        return sorted(self.tables.get(table, {}).get(key, ()))
+
+    def find(self, target: str, folder: str) -> tuple[str | None, list[str]]:
+        """(step, group keys) for `target` linked from an article in `folder`."""
+        if "/" in target:
+            groups = self._by_path(target, folder)
+            if groups:
+                return "path", groups
+        for step, key in (("exact", target), ("normalized", lookup_key(target)), ("alias", lookup_key(target))):
+            groups = self.lookup(step, key)
+            if groups:
+                return step, groups
+        groups = self._by_redirect(target)
+        if groups:
+            return "redirect", groups
+        groups = self.lookup("title", lookup_key(target))
+        return ("title", groups) if groups else (None, [])
+
+    def _by_path(self, target: str, folder: str) -> list[str]:
+        path = target.strip()
+        path = path + "_index" if path.endswith("/") else path
+        path = path[:-3] if path.lower().endswith(".md") else path
+        bases = [""] if path.startswith("/") else ["", folder]
+        for base in bases:
+            key = lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/"))))
+            if key in self.tables.get("path", {}):
+                return self.lookup("path", key)
+        return []
+
+    def _by_redirect(self, target: str) -> list[str]:
+        key = lookup_key(target.strip("/"))
+        for _ in range(MAX_REDIRECT_HOPS):
+            destination = self.redirects.get(key)
+            if destination is None:
+                return []
+            to = destination.strip("/")
+            groups = self.lookup("url", to) or self._by_path(to, "") or self.lookup("exact", to.rsplit("/", 1)[-1])
+            if groups:
+                return groups
+            key = lookup_key(to)
+        return []
+
+    def find_href(self, href: str, folder: str) -> tuple[str | None, list[str]]:
+        """(step, group keys) for a Markdown link destination, relative to `folder` unless it starts with '/'."""
+        if href.startswith("/"):
+            key = href.strip("/")
+            if not key:
+                return "url", ["/"]  # the home page always exists
+            groups = self.lookup("url", key) or self._by_path(key, "")
+            return ("url", groups) if groups else (None, [])
+        joined = posixpath.normpath(posixpath.join(folder, href))
+        if joined in self.files:  # a link to one file names that language's page, e.g. `guide.es.md`
+            return "path", [FILE + joined]
+        groups = self._by_path("/" + joined + ("/" if href.endswith("/") else ""), "")
+        if not groups:
+            groups = self.lookup("url", joined.strip("/"))
+        return ("path", groups) if groups else (None, [])
+
+    def canonical(self, group: str) -> str:
+        """How a link names the group plainly: its slug, or its path when the slug is shared."""
+        slug = self.groups[group][0].slug
+        return slug if self.lookup("exact", slug) == [group] else group
+
+    def choose(self, group: str, lang: str) -> tuple[Page, bool]:
+        """The group's page in `lang`, else (as a fallback) the default language's, else the first."""
+        pages = sorted(self.groups[group], key=lambda p: p.path)
+        for wanted in (lang, self.default_language):
+            for page in pages:
+                if page.lang == wanted:
+                    return page, wanted != lang
+        return pages[0], True
+
+    def resolve(self, target: str, lang: str, folder: str, with_headings: bool, markdown: bool = False) -> dict:
+        """Plain data: the step that found `target` and, per group, the page chosen for `lang`.
+
+        The same dict object comes back for the same question, so plans hash it once.
+        """
+        memo_key = (target, lang, folder if "/" in target or markdown else "", with_headings, markdown)
+        if memo_key not in self.memo:
+            step, groups = self.find_href(target, folder) if markdown else self.find(target, folder)
+            candidates = []
+            for group in groups:
+                if group == "/":
+                    candidates.append({"path": "", "lang": lang, "url": "", "fallback": False, "canonical": "/"})
+                    continue
+                if group.startswith(FILE):
+                    page, fallback = self.files[group[len(FILE) :]], False
+                    group = page.group
+                else:
+                    page, fallback = self.choose(group, lang)
+                candidate = {"path": page.path, "lang": page.lang, "url": page.url, "fallback": fallback,
+                             "canonical": self.canonical(group)}  # fmt: skip
+                if with_headings:
+                    candidate["headings"] = list(page.headings)
+                candidates.append(candidate)
+            self.memo[memo_key] = {"step": step, "candidates": candidates}
+        return self.memo[memo_key]
+
+
+def group_key(path: str) -> str:
+    """`guides/setup.es.md` and `guides/setup.md` -> `guides/setup`."""
+    folder = posixpath.dirname(path)
+    stem = name_lang_slug(path, "")[1]
+    return posixpath.join(folder, stem) if folder else stem
+
+
+def build_index(records: list[dict], redirects, default_language: str) -> LinkIndex:
+    """An index of `records` ({path, slug, title, aliases, lang, paired_with, headings})."""
+    index = LinkIndex(default_language=default_language)
+    groups = {record["path"]: group_key(record["path"]) for record in records}
+    for record in records:  # `paired_with: other.md` joins the other file's group
+        partner = record.get("paired_with")
+        if partner:
+            other = posixpath.normpath(posixpath.join(posixpath.dirname(record["path"]), partner))
+            if other in groups and other != record["path"]:
+                groups[record["path"]] = group_key(other)
+    for record in records:
+        url = article_url(record["path"], record["slug"], record["lang"], default_language)
+        index.add(
+            Page(record["path"], record["slug"], record["title"], tuple(record["aliases"]), record["lang"], url,
+                 groups[record["path"]], tuple(record.get("headings", ())))  # fmt: skip
+        )
+    index.redirects = redirect_table(redirects)
+    return index
+
+
+def redirect_table(data) -> dict[str, str]:
+    """Lookup key of each `from` (its whole path and its last segment) -> `to`.
+
+    Accepts `{"redirects": [{"from": ..., "to": ...}]}`, a list of such
+    entries, or a plain mapping from -> to.
+    """
+    if isinstance(data, dict) and "redirects" in data:
+        data = data["redirects"]
+    if isinstance(data, dict):
+        pairs = list(data.items())
+    elif isinstance(data, list):
+        pairs = [(item.get("from"), item.get("to")) for item in data if isinstance(item, dict)]
+    else:
+        return {}
+    table: dict[str, str] = {}
+    for source, destination in pairs:
+        if isinstance(source, str) and isinstance(destination, str) and source.strip("/"):
+            whole = source.strip("/")
+            table[lookup_key(whole)] = destination
+            table.setdefault(lookup_key(whole.rsplit("/", 1)[-1]), destination)
+    return table

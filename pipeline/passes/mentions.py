@@ -1,0 +1,289 @@
+"""mentions: propose `[[slug|mention]]` for plain-text mentions of other articles.
+
+A mention is a title or alias of another article of the same language found
+in the prose of the body (never in code, links, wikilinks, headings, tables
+or HTML: see `prose.py`), case-insensitively and on whole words. Where
+mentions overlap the longest wins; mentions of the article itself and of a
+name two articles share are left alone; only the first mention of each
+target counts. Each one is an `unlinked-mention` diagnostic (severity
+info) and a replacement in the `edit` diff. The source never changes: in
+`apply` mode (option `autolink`) the renderer links the mentions with
+`apply_suggestions`.
+
+The job reads only the title and alias index of its language (`select`),
+built once per plan; the matcher for an index is built once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.edits import EDIT_SCHEMA, make_edit
+from pipeline.passes.link_index import group_key
+from pipeline.passes.prose import Piece, prose_pieces
+from pipeline.passes.urls import article_url
+
+NAME = "mentions"
+VERSION = 1
+CONTRACT_VERSION = 1
+NEEDS = ("metadata",)
+SUGGESTION_SCHEMA = {
+    "type": "object",
+    "required": ["target_slug", "target_path", "target_url", "mention", "line", "col", "end_col", "replacement"],
+    "properties": {
+        "target_slug": {"type": "string", "minLength": 1},
+        "target_path": {"type": "string", "minLength": 1},
+        "target_url": {"type": "string"},
+        "mention": {"type": "string", "minLength": 1},
+        "line": {"type": "integer", "minimum": 1},
+        "col": {"type": "integer", "minimum": 1},
+        "end_col": {"type": "integer", "minimum": 2},
+        "replacement": {"type": "string", "minLength": 5},
+    },
+}
+CONTRACT = {
+    "type": "object",
+    "required": ["mode", "suggestions", "diagnostics", "edit"],
+    "properties": {
+        "mode": {"enum": ["suggest", "apply"]},
+        "suggestions": {"type": "array", "items": SUGGESTION_SCHEMA},
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+        "edit": EDIT_SCHEMA,
+    },
+}
+
+# A word, combining accents included (so a decomposed "Café" is one word), or one other symbol.
+WORD = r"[\w\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
+TOKEN = re.compile(rf"{WORD}+|[^\w\s]")
+WORD_CHAR = re.compile(WORD)
+# A name with these would break the `[[target|mention]]` it becomes.
+UNLINKABLE = re.compile(r"[\[\]|\n]")
+MATCHERS_KEPT = 8
+
+TermKey = tuple[tuple[str, ...], tuple[bool, ...]]  # folded tokens, whitespace before each (never the first)
+
+
+# ---- select: the index of one language ----------------------------------------------------
+
+
+def select(article: Article, wiki: Wiki) -> dict:
+    meta = wiki.results.get("metadata", {}).get(article.capture_id)
+    lang = meta["lang"] if meta else article.lang
+    indexes = wiki.memo(f"{NAME}.indexes", lambda: _indexes(wiki))
+    empty = wiki.memo(f"{NAME}.empty", lambda: _index([]))
+    return {"index": indexes.get(lang, empty), "mode": wiki.options.get("autolink", "suggest")}
+
+
+def _indexes(wiki: Wiki) -> dict[str, dict]:
+    """lang -> {"digest", "entries": [[path, slug, link, url, title, aliases], ...]} of its published articles."""
+    metadata = wiki.results.get("metadata", {})
+    items = sorted(((a.path, metadata[a.capture_id]) for a in wiki.articles if a.capture_id in metadata), key=lambda i: i[0])
+    # A slug that pages in any language share does not name one page: link by path then.
+    groups_of_slug: dict[str, set[str]] = {}
+    for path, meta in items:
+        groups_of_slug.setdefault(meta["slug"], set()).add(group_key(path))
+    default_language = wiki.options["default_language"]
+    by_lang: dict[str, list] = {}
+    for path, meta in items:
+        if meta.get("draft"):
+            continue
+        slug, lang = meta["slug"], meta["lang"]
+        link = slug if len(groups_of_slug[slug]) == 1 else _path_target(path)
+        url = article_url(path, slug, lang, default_language)
+        by_lang.setdefault(lang, []).append([path, slug, link, url, meta["title"], meta["aliases"]])
+    return {lang: _index(entries) for lang, entries in by_lang.items()}
+
+
+def _path_target(path: str) -> str:
+    """The target naming a page by its path; a leading '/' keeps a top-level one a path."""
+    key = group_key(path)
+    return key if "/" in key else f"/{key}"
+
+
+def _index(entries: list) -> dict:
+    # The digest lets every process reuse one matcher per index, even after a JSON round trip.
+    text = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
+    return {"digest": hashlib.sha256(text.encode()).hexdigest(), "entries": entries}
+
+
+# ---- the matcher: a trie of the names' words ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Term:
+    key: TermKey
+    target: int | None  # entry number; None when two articles share the name
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    term: Term
+
+
+@dataclass
+class Matcher:
+    """Names in a trie of (whitespace before, folded token) edges; a node's None key holds its Term."""
+
+    entries: list
+    by_path: dict[str, int]
+    trie: dict
+
+    def names_of(self, number: int) -> set[TermKey]:
+        _, _, _, _, title, aliases = self.entries[number]
+        return {term_key(name) for name in [title, *aliases]}
+
+    def scan(self, line: str, start: int, end: int) -> list[Match]:
+        """Every name occurring in `line[start:end]` on whole words (overlaps included)."""
+        tokens = [(m.start(), m.end(), fold(m.group())) for m in TOKEN.finditer(line, start, end)]
+        matches = []
+        for i, (first_start, _, word) in enumerate(tokens):
+            node, j = self.trie.get((False, word)), i
+            # Each step follows one edge, so the cost is the length of the longest name found, not their number.
+            while node is not None:
+                term = node.get(None)
+                if term is not None and _whole(line, first_start, tokens[j][1]):
+                    matches.append(Match(first_start, tokens[j][1], term))
+                j += 1
+                if j == len(tokens):
+                    break
+                node = node.get((tokens[j][0] > tokens[j - 1][1], tokens[j][2]))
+        return matches
+
+
+@lru_cache(maxsize=65536)
+def fold(word: str) -> str:
+    return word.lower() if word.isascii() else unicodedata.normalize("NFC", word).casefold()
+
+
+@lru_cache(maxsize=65536)
+def term_key(name: str) -> TermKey:
+    tokens = list(TOKEN.finditer(name.strip()))
+    words = tuple(fold(m.group()) for m in tokens)
+    spaced = tuple(i > 0 and m.start() > tokens[i - 1].end() for i, m in enumerate(tokens))
+    return words, spaced
+
+
+def _whole(line: str, start: int, end: int) -> bool:
+    """Names starting or ending with a symbol still may not touch a letter."""
+    return (start == 0 or not WORD_CHAR.match(line, start - 1)) and not WORD_CHAR.match(line, end)
+
+
+_MATCHERS: dict[str, Matcher] = {}
+
+
+def matcher_for(index: dict) -> Matcher:
+    matcher = _MATCHERS.get(index["digest"])
+    if matcher is None:
+        if len(_MATCHERS) >= MATCHERS_KEPT:
+            _MATCHERS.pop(next(iter(_MATCHERS)))
+        matcher = _MATCHERS[index["digest"]] = build_matcher(index["entries"])
+    return matcher
+
+
+def build_matcher(entries: list) -> Matcher:
+    """Titles beat aliases; a name two articles claim at the same rank links to neither."""
+    claims: dict[TermKey, tuple[int, set[int]]] = {}
+    for number, (_, _, _, _, title, aliases) in enumerate(entries):
+        for rank, name in [(0, title)] + [(1, alias) for alias in aliases]:
+            key = term_key(name)
+            if not key[0] or not any(WORD_CHAR.match(w) for w in key[0]) or UNLINKABLE.search(name):
+                continue
+            best, targets = claims.get(key, (rank, set()))
+            if rank < best:
+                best, targets = rank, set()
+            if rank == best:
+                claims[key] = (best, targets | {number})
+    trie: dict = {}
+    for key, (_, targets) in claims.items():
+        node = trie
+        for edge in zip(key[1], key[0]):
+            node = node.setdefault(edge, {})
+        node[None] = Term(key, next(iter(targets)) if len(targets) == 1 else None)
+    return Matcher(entries, {entry[0]: n for n, entry in enumerate(entries)}, trie)
+
+
+# ---- run -----------------------------------------------------------------------------------
+
+
+def run(article: Article, inputs: dict) -> dict:
+    mode = "apply" if inputs.get("mode") == "apply" else "suggest"
+    matcher = matcher_for(inputs["index"])
+    suggestions = [_suggestion(article, matcher, *found) for found in find_mentions(article, matcher)]
+    diagnostics = [
+        diagnostic("unlinked-mention", f"'{s['mention']}' could link to {s['target_path']}: {s['replacement']}",
+                   s["line"], s["col"], severity="info")
+        for s in suggestions
+    ]  # fmt: skip
+    replacements = [(s["line"], s["col"], s["end_col"], s["replacement"]) for s in suggestions]
+    edit = make_edit(article, replacements, applied=mode == "apply") if replacements else None
+    return {"mode": mode, "suggestions": suggestions, "diagnostics": diagnostics, "edit": edit}
+
+
+def find_mentions(article: Article, matcher: Matcher) -> list[tuple[int, Match, str]]:
+    """(body line, match, mention) of the first mention of each other article, in document order."""
+    own = matcher.by_path.get(article.path)
+    own_names = matcher.names_of(own) if own is not None else set()
+    lines = article.body.split("\n")
+    seen: set[int] = set()
+    found = []
+    for number, pieces in _by_line(prose_pieces(article.body)):
+        for match in _longest_first(m for p in pieces for m in matcher.scan(lines[number], p.start, p.end)):
+            target = match.term.target
+            # Self and ambiguous names still take their words, so nothing shorter links inside them.
+            if target is None or target == own or match.term.key in own_names or target in seen:
+                continue
+            seen.add(target)
+            found.append((number, match, lines[number][match.start : match.end]))
+    return found
+
+
+def _by_line(pieces: list[Piece]) -> list[tuple[int, list[Piece]]]:
+    grouped: dict[int, list[Piece]] = {}
+    for piece in pieces:
+        grouped.setdefault(piece.line, []).append(piece)
+    return sorted(grouped.items())
+
+
+def _longest_first(matches) -> list[Match]:
+    """Non-overlapping matches, longer ones winning, in column order."""
+    taken: list[Match] = []
+    for match in sorted(matches, key=lambda m: (m.start - m.end, m.start)):
+        if all(match.end <= other.start or match.start >= other.end for other in taken):
+            taken.append(match)
+    return sorted(taken, key=lambda m: m.start)
+
+
+def _suggestion(article: Article, matcher: Matcher, number: int, match: Match, mention: str) -> dict:
+    path, slug, link, url, _, _ = matcher.entries[match.term.target]
+    return {
+        "target_slug": slug,
+        "target_path": path,
+        "target_url": url,
+        "mention": mention,
+        "line": number + article.body_line,
+        "col": match.start + 1,
+        "end_col": match.end + 1,
+        "replacement": f"[[{link}|{mention}]]",
+    }
+
+
+def apply_suggestions(text: str, suggestions: list[dict], first_line: int = 1) -> str:
+    """`text` with each suggestion's mention replaced by its wikilink.
+
+    `first_line` is the file line `text` starts at (`article.body_line` for a
+    body). A suggestion whose mention is not where it says is left out.
+    """
+    lines = text.split("\n")
+    for s in sorted(suggestions, key=lambda s: (s["line"], s["col"]), reverse=True):
+        number, start, end = s["line"] - first_line, s["col"] - 1, s["end_col"] - 1
+        if 0 <= number < len(lines) and lines[number][start:end] == s["mention"]:
+            lines[number] = lines[number][:start] + s["replacement"] + lines[number][end:]
+    return "\n".join(lines)

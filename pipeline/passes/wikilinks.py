@@ -1,0 +1,184 @@
+"""wikilinks: resolve every `[[link]]` of an article to a page, a red link, or an ambiguity.
+
+Resolution order (see `link_index`): path, exact slug, normalized slug,
+aliases, redirects, title. A link from an article in one language goes to
+the same page in that language when it exists, else to another language
+(status `fallback`, which the page marks). `#heading` is checked against the
+target's heading ids. Each link comes out with its file line and column,
+status (`ok`, `fallback`, `broken`, `ambiguous`, `self`), URL (a broken link's
+points at the wanted-pages list) and the step that resolved it.
+
+Diagnostics: `broken-link`, `ambiguous-link`, `broken-anchor`. When links
+were resolved by a loose step (normalized, alias, redirect, title), `edit`
+proposes rewriting them to the canonical `[[slug]]`, keeping what the
+reader sees.
+
+`select` returns, for this article, only the resolution of the targets it
+links to (and heading ids only of targets linked with a `#fragment`), so a
+change elsewhere in the wiki re-runs only the articles whose links it changes.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.edits import EDIT_SCHEMA, make_edit
+from pipeline.passes.link_index import LinkIndex, build_index
+from pipeline.passes.links import LINK_SCHEMA
+from pipeline.passes.text import heading_slug
+from pipeline.passes.urls import wanted_url
+
+NAME = "wikilinks"
+VERSION = 2
+CONTRACT_VERSION = 1
+NEEDS = ("metadata", "headings", "links")
+STATUSES = ("ok", "fallback", "broken", "ambiguous", "self")
+REWRITE_STEPS = ("normalized", "alias", "redirect", "title")
+RESOLVED_SCHEMA = {
+    **LINK_SCHEMA,
+    "required": [*LINK_SCHEMA["required"], "status", "url", "target_path", "target_lang", "step", "anchor"],
+    "properties": {
+        **LINK_SCHEMA["properties"],
+        "status": {"enum": list(STATUSES)},
+        "url": {"type": "string"},
+        "target_path": {"type": ["string", "null"]},
+        "target_lang": {"type": ["string", "null"]},
+        "step": {"enum": [None, "same-page", "path", "url", "exact", "normalized", "alias", "redirect", "title"]},
+        "anchor": {"enum": [None, "ok", "missing"]},
+    },
+}
+CONTRACT = {
+    "type": "object",
+    "required": ["links", "diagnostics", "edit"],
+    "properties": {
+        "links": {"type": "array", "items": RESOLVED_SCHEMA},
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+        "edit": EDIT_SCHEMA,
+    },
+}
+
+
+def index_of(wiki: Wiki) -> LinkIndex:
+    return wiki.memo("wikilinks.index", lambda: _build(wiki))
+
+
+def _build(wiki: Wiki) -> LinkIndex:
+    metadata, headings = wiki.results.get("metadata", {}), wiki.results.get("headings", {})
+    records = []
+    for article in wiki.articles:
+        meta = metadata.get(article.capture_id)
+        if meta is None:
+            continue
+        ids = [h["id"] for h in headings.get(article.capture_id, {}).get("headings", [])]
+        records.append({**meta, "path": article.path, "headings": ids})
+    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"])
+
+
+def select(article: Article, wiki: Wiki) -> dict:
+    index = index_of(wiki)
+    links = wiki.results.get("links", {}).get(article.capture_id, {}).get("links", [])
+    meta = wiki.results.get("metadata", {}).get(article.capture_id, {})
+    lang = meta.get("lang", wiki.options["default_language"])
+    folder = posixpath.dirname(article.path)
+    fragments = {target_key(link) for link in links if link["fragment"]}
+    targets = {
+        target_key(link): index.resolve(
+            link["target"], lang, folder, target_key(link) in fragments, link.get("kind") == "markdown"
+        )
+        for link in links
+        if link["target"]
+    }
+    own = None
+    if "" in fragments:
+        own = [h["id"] for h in wiki.results.get("headings", {}).get(article.capture_id, {}).get("headings", [])]
+    return {
+        "page": {"lang": lang, "default_language": wiki.options["default_language"]},
+        "links": links,
+        "targets": targets,
+        "own_headings": own,
+    }
+
+
+def target_key(link: dict) -> str:
+    """Markdown destinations resolve by path only, so they are kept apart from wikilink targets."""
+    return f"]({link['target']}" if link.get("kind") == "markdown" else link["target"]
+
+
+def run(article: Article, inputs: dict) -> dict:
+    page, resolved, diagnostics, replacements = inputs["page"], [], [], []
+    for link in inputs["links"]:
+        if link["target"]:
+            out = _resolve(link, inputs["targets"][target_key(link)], article.path, page, diagnostics)
+        else:
+            out = _same_page(link)
+        if link["fragment"]:
+            headings = inputs["own_headings"] if not link["target"] else out.pop("headings", None)
+            _check_anchor(out, headings, diagnostics)
+        out.pop("headings", None)
+        if out["step"] in REWRITE_STEPS and out["status"] != "ambiguous":
+            replacements += _rewrite(article, link, out.pop("canonical"))
+        out.pop("canonical", None)
+        resolved.append(out)
+    return {"links": resolved, "diagnostics": diagnostics, "edit": make_edit(article, replacements, applied=False)}
+
+
+def _same_page(link: dict) -> dict:
+    return {**link, "status": "self", "url": "", "target_path": None, "target_lang": None, "step": "same-page",
+            "anchor": None}  # fmt: skip
+
+
+def _resolve(link: dict, resolution: dict, own_path: str, page: dict, diagnostics: list) -> dict:
+    candidates, step = resolution["candidates"], resolution["step"]
+    where = (link["line"], link["col"])
+    if not candidates:
+        if link.get("kind") == "markdown":
+            url, message = link["raw"][1:-1], f"no page at ({link['target']})"
+        else:
+            url, message = wanted_url(link["target"], page["lang"], page["default_language"]), f"no page matches [[{link['target']}]]"
+        diagnostics.append(diagnostic("broken-link", message, *where))
+        return {**link, "status": "broken", "url": url, "target_path": None, "target_lang": None, "step": None,
+                "anchor": None}  # fmt: skip
+    chosen = candidates[0]
+    if len(candidates) > 1:
+        status = "ambiguous"
+        paths = ", ".join(c["path"] for c in candidates)
+        diagnostics.append(diagnostic("ambiguous-link", f"[[{link['target']}]] matches {paths} (by {step})", *where))
+    elif chosen["path"] == own_path:
+        status = "self"
+    else:
+        status = "fallback" if chosen["fallback"] else "ok"
+    return {**link, "status": status, "url": chosen["url"], "target_path": chosen["path"],
+            "target_lang": chosen["lang"], "step": step, "anchor": None, "headings": chosen.get("headings"),
+            "canonical": chosen["canonical"]}  # fmt: skip
+
+
+def _check_anchor(out: dict, headings: list[str] | None, diagnostics: list) -> None:
+    """Point the URL at the heading; report a fragment no heading of the target has."""
+    fragment = out["fragment"]
+    if out["status"] in ("broken", "ambiguous") or headings is None:
+        return
+    anchor = fragment if fragment in headings else heading_slug(fragment)
+    out["anchor"] = "ok" if anchor in headings else "missing"
+    out["url"] = f"{out['url']}#{anchor if anchor in headings else fragment}"
+    if out["anchor"] == "missing":
+        where = out["target_path"] or "this page"
+        message = f"{where} has no heading '#{fragment}'"
+        diagnostics.append(diagnostic("broken-anchor", message, out["line"], out["col"]))
+
+
+def _rewrite(article: Article, link: dict, canonical: str) -> list[tuple[int, int, int, str]]:
+    """Replace the link's target (keeping fragment and label) by `canonical`; [] if the source differs."""
+    opener = "![[" if link["embed"] else "[["
+    inner = link["raw"][len(opener) : -2]
+    target_part, pipe, _ = inner.partition("|")
+    target_part = target_part[:-1] if pipe and target_part.endswith("\\") else target_part
+    new = canonical + (f"#{link['fragment']}" if link["fragment"] else "")
+    if not pipe and not link["embed"]:
+        new += "|" + target_part.strip()  # the reader keeps seeing what they saw
+    lines = (article.text or "").split("\n")
+    line = lines[link["line"] - 1] if link["line"] <= len(lines) else ""
+    start = link["col"] - 1 + len(opener)
+    if not line.startswith(link["raw"][: len(opener)] + target_part, link["col"] - 1):
+        return []
+    return [(link["line"], start + 1, start + 1 + len(target_part), new)]

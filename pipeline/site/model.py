@@ -1,0 +1,160 @@
+"""The article pages of the site, as plain records built from pass results (pure).
+
+`build_model` reads only a `Wiki` (articles, options, data, facts, results),
+the capture log and the versions of the passes, so the same inputs always
+give the same model. Wiki pages (categories, wanted, recent changes,
+history, redirects) are built from it in `pages.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from pipeline.facts import Change
+from pipeline.passes.base import Article, Wiki
+from pipeline.passes.urls import article_url, history_url
+
+# The passes whose results an article page shows (mentions reach it through html).
+PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")
+LINKED = ("ok", "fallback")
+
+
+@dataclass(frozen=True)
+class Link:
+    title: str
+    url: str
+    lang: str | None = None
+
+
+@dataclass
+class ArticlePage:
+    """One article as its page shows it; URLs are site-root-relative."""
+
+    path: str
+    capture_id: int
+    lang: str
+    url: str
+    title: str
+    short_description: str | None
+    html: str
+    references_html: str
+    toc: list[dict]
+    further_reading: list[dict]  # references never cited in the text
+    backlinks: list[Link]
+    aliases: list[str]
+    category_names: list[str]  # as the article names them; pages.py resolves them
+    outdated: dict | None  # the pairing pass's verdict, plus `source_url`
+    updated: str | None  # ISO 8601 UTC: last git commit, else when the current bytes were captured
+    capture: str  # sha256 of the captured bytes
+    passes: list[tuple[str, int]]  # (pass, version) of each result the page shows
+    draft: bool = False
+    translations: list[Link] = field(default_factory=list)  # set from pair_paths once every page exists
+    pair_paths: list[str] = field(default_factory=list)  # translations, by path (pairing pass)
+    categories: list[Link] = field(default_factory=list)  # set by pages.py
+
+    @property
+    def history_url(self) -> str:
+        return history_url(self.url)
+
+
+@dataclass
+class Model:
+    default_language: str
+    languages: list[str]
+    articles: list[ArticlePage]  # by path; one per URL
+    log: list[Change]
+    data: dict
+    broken: list[tuple[Link, str]]  # (linking page, target) of every red link
+    conflicts: list[str] = field(default_factory=list)  # pages that lost their URL to another
+
+    def by_path(self) -> dict[str, ArticlePage]:
+        return {page.path: page for page in self.articles}
+
+
+def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
+    default = wiki.options["default_language"]
+    chosen = wiki.options.get("languages") or sorted(langs | {default})
+    return [default] + [lang for lang in chosen if lang != default]
+
+
+def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Model:
+    default = wiki.options["default_language"]
+    metadata = wiki.results.get("metadata", {})
+    articles = [a for a in wiki.articles if a.capture_id in metadata]
+    backlinks, broken = _links(wiki, articles)
+    last_seen = {change.path: change.time for change in log}
+    pages, taken, conflicts = [], {}, []
+    for article in sorted(articles, key=lambda a: a.path):
+        page = _page(article, wiki, versions, backlinks.get(article.path, []), last_seen.get(article.path))
+        if page.url in taken:
+            conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
+            continue
+        taken[page.url] = page.path
+        pages.append(page)
+    _link_translations(pages)
+    langs = languages_of(wiki, {page.lang for page in pages})
+    return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
+
+
+def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: list[Link], seen: str | None):
+    results = {name: wiki.results.get(name, {}).get(article.capture_id) for name in PAGE_PASSES}
+    meta, pairing = results["metadata"], results["pairing"] or {}
+    default = wiki.options["default_language"]
+    html = results["html"] or fallback_html(article, wiki.options)
+    git_time = (wiki.facts.get("git_times") or {}).get(article.path)
+    references = (results["citations"] or {}).get("references", [])
+    return ArticlePage(
+        path=article.path, capture_id=article.capture_id, lang=meta["lang"],
+        url=article_url(article.path, meta["slug"], meta["lang"], default), title=meta["title"],
+        short_description=meta.get("short_description"), html=html["html"],
+        references_html=html.get("references_html", ""), toc=html.get("toc", []),
+        further_reading=[ref for ref in references if not ref["cited"] and ref["source"] != "list"],
+        backlinks=backlinks, aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
+        pair_paths=[t["path"] for t in pairing.get("translations", [])],
+        outdated=pairing.get("outdated"), updated=iso_time(git_time) if git_time else seen,
+        capture=article.sha256, passes=[(name, versions[name]) for name in PAGE_PASSES if results.get(name)],
+        draft=bool(meta.get("draft")),
+    )  # fmt: skip
+
+
+def fallback_html(article: Article, options: dict) -> dict:
+    """The body rendered without link resolution: a page still shows when its html job failed."""
+    from pipeline.markdown import make_parser
+
+    md = make_parser(raw_html=bool(options.get("raw_html")))
+    return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
+
+
+def _links(wiki: Wiki, articles: list[Article]) -> tuple[dict[str, list[Link]], list[tuple[Link, str]]]:
+    """target path -> the articles linking to it ("What links here"), by title; and every red link."""
+    metadata, wikilinks = wiki.results.get("metadata", {}), wiki.results.get("wikilinks", {})
+    default = wiki.options["default_language"]
+    found: dict[str, dict[str, Link]] = {}
+    broken = []
+    for article in articles:
+        meta = metadata[article.capture_id]
+        source = Link(meta["title"], article_url(article.path, meta["slug"], meta["lang"], default), meta["lang"])
+        for link in (wikilinks.get(article.capture_id) or {}).get("links", []):
+            target = link.get("target_path")
+            if link["status"] in LINKED and target and target != article.path:
+                found.setdefault(target, {})[article.path] = source
+            elif link["status"] == "broken":
+                broken.append((source, link["target"]))
+    backlinks = {path: sorted(sources.values(), key=lambda l: l.title.casefold()) for path, sources in found.items()}
+    return backlinks, broken
+
+
+def _link_translations(pages: list[ArticlePage]) -> None:
+    """Give each translation its page's title, drop counterparts with no page, point outdated banners at the source."""
+    by_path = {page.path: page for page in pages}
+    for page in pages:
+        pairs = [by_path[path] for path in page.pair_paths if path in by_path]
+        page.translations = [Link(pair.title, pair.url, pair.lang) for pair in pairs]
+        if page.outdated:
+            source = by_path.get(page.outdated.get("source_path"))
+            page.outdated = {**page.outdated, "source_url": source.url if source else None}
+
+
+def iso_time(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,159 @@
+"""The model and wiki pages, through the templates, as the files of the site: path -> bytes.
+
+Every page is planned first (URL, language, template, context, and a key
+naming the same page in other languages), so hreflang alternates are known
+before anything is rendered. The navigation is rendered once per language
+and handed to every page as Markup. Nothing here touches the disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from pipeline.passes.urls import home_url, special_url
+from pipeline.site import pages as wiki_pages
+from pipeline.site.model import ArticlePage, Model
+from pipeline.site.theme import assets, strings
+
+SPECIALS = ("categories", "all", "wanted", "recent")
+
+
+@dataclass(frozen=True)
+class Settings:
+    site_name: str
+    base_url: str  # ends with '/'
+    search: bool
+    templates_dir: Path | None = None
+
+
+@dataclass
+class Planned:
+    """One HTML page to render."""
+
+    url: str
+    lang: str
+    template: str
+    title: str
+    context: dict
+    key: tuple  # the same key in another language is this page's translation
+    sitemap: bool = True
+    lastmod: str | None = None
+    alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang, url)
+
+
+def page_file(url: str) -> str:
+    return f"{url}index.html"
+
+
+def render_files(model: Model, settings: Settings, env: Environment, tick: Callable[[int], None] = lambda n: None):
+    """path (relative to the output folder) -> bytes, for every file of the site."""
+    planned = plan_pages(model)
+    _alternates(planned, model.default_language)
+    navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
+    files: dict[str, bytes] = {}
+    for page in planned:
+        files[page_file(page.url)] = _render(env, settings, page, navs[page.lang])
+        tick(1)
+    taken = {page.url for page in planned}
+    for redirect in wiki_pages.redirects(model, taken):
+        html = env.get_template("redirect.html").render(target=redirect.target, lang=redirect.lang, t=strings(redirect.lang))
+        files[page_file(redirect.source)] = html.encode()
+    default = model.default_language
+    not_found = Planned("404.html", default, "404.html", strings(default)["not_found"], {}, ("404",), sitemap=False)
+    files["404.html"] = _render(env, settings, not_found, navs[default])
+    files["sitemap.xml"] = env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode()
+    files["robots.txt"] = env.get_template("robots.txt").render().encode()
+    files.update(assets(settings.templates_dir))
+    return files
+
+
+def plan_pages(model: Model) -> list[Planned]:
+    """Every HTML page of the site: articles, their histories, and each language's wiki pages."""
+    categories = wiki_pages.categories(model)  # first: it gives each article its category links
+    revisions = wiki_pages.revisions(model)
+    histories = wiki_pages.histories(revisions)
+    planned = []
+    for page in model.articles:
+        planned.append(_article(page))
+        planned.append(
+            Planned(page.history_url, page.lang, "history.html", f"{strings(page.lang)['history_of']} {page.title}",
+                    {"page": page, "revisions": histories.get(page.path, [])}, ("history", page.path), sitemap=False)
+        )  # fmt: skip
+    planned += _language_pages(model, categories, wiki_pages.wanted(model), wiki_pages.recent_changes(model, revisions))
+    return planned
+
+
+def _article(page: ArticlePage) -> Planned:
+    key = ("article", min([page.path, *page.pair_paths]))
+    planned = Planned(page.url, page.lang, "article.html", page.title, {"page": page}, key, not page.draft, page.updated)
+    planned.alternates = [(page.lang, page.url)] + [(t.lang, t.url) for t in page.translations]
+    return planned
+
+
+def _language_pages(model: Model, categories, wanted, recent) -> list[Planned]:
+    default = model.default_language
+    planned = []
+    homes = {page.url for page in model.articles}
+    for lang in model.languages:
+        t = strings(lang)
+        if home_url(lang, default) not in homes:  # an `index.md` of the language is its home page
+            context = {"categories": categories[lang], "recent": recent[lang][:10]}
+            planned.append(Planned(home_url(lang, default), lang, "home.html", t["home"], context, ("home",)))
+        listing = [page for page in model.articles if page.lang == lang]
+        listing.sort(key=lambda page: page.title.casefold())
+        contexts = {
+            "categories": ("categories.html", t["categories"], {"categories": categories[lang]}),
+            "all": ("all.html", t["all_pages"], {"pages": listing}),
+            "wanted": ("wanted.html", t["wanted"], {"wanted": wanted[lang]}),
+            "recent": ("recent.html", t["recent"], {"revisions": recent[lang]}),
+        }
+        for name, (template, title, context) in contexts.items():
+            sitemap = name in ("categories", "all")
+            planned.append(Planned(special_url(name, lang, default), lang, template, title, context, (name,), sitemap))
+        for category in categories[lang]:
+            title = f"{t['category']}: {category.name}"
+            planned.append(Planned(category.url, lang, "category.html", title, {"category": category}, ("category", category.id)))
+    return planned
+
+
+def _alternates(planned: list[Planned], default: str) -> None:
+    """Pages sharing a key are one page in several languages; each lists all of them."""
+    groups: dict[tuple, list[Planned]] = {}
+    for page in planned:
+        if not page.alternates:
+            groups.setdefault(page.key, []).append(page)
+    for group in groups.values():
+        if len(group) > 1:
+            for page in group:
+                page.alternates = [(other.lang, other.url) for other in group]
+    for page in planned:
+        if len(page.alternates) > 1:
+            fallback = next((url for lang, url in page.alternates if lang == default), page.alternates[0][1])
+            page.alternates = sorted(set(page.alternates)) + [("x-default", fallback)]
+        else:
+            page.alternates = []
+
+
+def _nav(env: Environment, model: Model, settings: Settings, lang: str) -> Markup:
+    """The shared navigation of one language, rendered once."""
+    default = model.default_language
+    homes = [(other, home_url(other, default)) for other in model.languages]
+    specials = {name: special_url(name, lang, default) for name in SPECIALS}
+    html = env.get_template("nav.html").render(
+        site_name=settings.site_name, lang=lang, t=strings(lang), home=home_url(lang, default), homes=homes,
+        specials=specials, search=settings.search,
+    )  # fmt: skip
+    return Markup(html)
+
+
+def _render(env: Environment, settings: Settings, page: Planned, nav: Markup) -> bytes:
+    html = env.get_template(page.template).render(
+        site_name=settings.site_name, lang=page.lang, t=strings(page.lang), nav=nav, title=page.title,
+        url=page.url, alternates=page.alternates, search=settings.search, **page.context,
+    )  # fmt: skip
+    return html.encode()

@@ -1,0 +1,107 @@
+"""The templates and assets a site is rendered with: the built-in theme, overridable per wiki.
+
+The built-in theme is the top-level `templates/` folder, installed as the
+package `pipeline.theme` (see pyproject.toml) and read with
+importlib.resources, so it works from a checkout, an editable install and a
+wheel alike. A wiki's `templates_dir` wins file by file, for templates and
+for files under `assets/`.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from pathlib import Path
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, select_autoescape
+
+ASSETS = "assets"
+
+# The words of the theme, per language; a language missing here reads English.
+STRINGS = {
+    "en": {
+        "skip": "Skip to content", "search": "Search", "contents": "Contents", "references": "References",
+        "further_reading": "Further reading", "what_links_here": "What links here", "categories": "Categories",
+        "category": "Category", "languages": "Languages", "last_updated": "Last updated", "history": "History",
+        "history_of": "History of", "all_pages": "All pages", "wanted": "Wanted pages", "recent": "Recent changes",
+        "home": "Main page", "outdated": "This translation may be out of date.", "see_source": "See the source",
+        "provenance": "Built from capture", "passes": "by passes", "not_found": "Page not found",
+        "not_found_text": "There is no page at this address.", "redirecting": "Redirecting to",
+        "wanted_text": "Pages that are linked to but do not exist yet.", "linked_from": "Linked from",
+        "no_pages": "No pages yet.", "draft": "Draft: this page is not published in the sitemap.",
+        "created": "created", "edited": "edited", "deleted": "deleted", "commit": "commit", "time": "Time",
+        "hash": "Hash", "change": "Change", "page": "Page", "pages_in": "Pages in this category",
+        "red_links": "red links", "navigation": "Navigation",
+    },
+    "es": {
+        "skip": "Ir al contenido", "search": "Buscar", "contents": "Contenido", "references": "Referencias",
+        "further_reading": "Lecturas adicionales", "what_links_here": "Lo que enlaza aquí",
+        "categories": "Categorías", "category": "Categoría", "languages": "Idiomas",
+        "last_updated": "Última actualización", "history": "Historial", "history_of": "Historial de",
+        "all_pages": "Todas las páginas", "wanted": "Páginas requeridas", "recent": "Cambios recientes",
+        "home": "Página principal", "outdated": "Esta traducción puede estar desactualizada.",
+        "see_source": "Ver el original", "provenance": "Generada a partir de la captura", "passes": "por los pases",
+        "not_found": "Página no encontrada", "not_found_text": "No hay ninguna página en esta dirección.",
+        "redirecting": "Redirigiendo a", "wanted_text": "Páginas enlazadas que todavía no existen.",
+        "linked_from": "Enlazada desde", "no_pages": "Todavía no hay páginas.",
+        "draft": "Borrador: esta página no figura en el mapa del sitio.", "created": "creada",
+        "edited": "editada", "deleted": "borrada", "commit": "commit", "time": "Hora", "hash": "Hash",
+        "change": "Cambio", "page": "Página", "pages_in": "Páginas en esta categoría", "red_links": "enlaces rojos",
+        "navigation": "Navegación",
+    },
+}  # fmt: skip
+
+
+def strings(lang: str) -> dict[str, str]:
+    base = lang.split("-")[0]
+    return {**STRINGS["en"], **STRINGS.get(base, {})}
+
+
+def builtin_root():
+    """The built-in theme folder (a Traversable): the installed package, else the checkout's `templates/`."""
+    try:
+        root = importlib.resources.files("pipeline.theme")
+        if root.joinpath("base.html").is_file():
+            return root
+    except ModuleNotFoundError:
+        pass
+    return Path(__file__).resolve().parents[2] / "templates"
+
+
+def environment(templates_dir: Path | None, base_url: str) -> Environment:
+    """Jinja2 with autoescape on; the wiki's templates first, then the built-in theme."""
+    root = builtin_root()
+
+    def builtin(name: str):
+        file = root.joinpath(*name.split("/"))
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+
+    loaders = [FileSystemLoader(str(templates_dir))] if templates_dir else []
+    env = Environment(
+        loader=ChoiceLoader([*loaders, FunctionLoader(builtin)]),
+        autoescape=select_autoescape(["html", "xml"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals["base"] = base_url
+    env.filters["url"] = lambda url: url if "://" in url else f"{base_url}{url}"
+    env.filters["short"] = lambda sha: (sha or "")[:12]
+    env.filters["day"] = lambda iso: (iso or "")[:10]
+    env.filters["minute"] = lambda iso: (iso or "")[:16].replace("T", " ") + (" UTC" if iso else "")
+    return env
+
+
+def assets(templates_dir: Path | None) -> dict[str, bytes]:
+    """`assets/...` path -> bytes: the built-in theme's assets, overridden and extended by the wiki's."""
+    found = {}
+    folder = builtin_root().joinpath(ASSETS)
+    for file in sorted(folder.iterdir(), key=lambda f: f.name):
+        if file.is_file():
+            found[f"{ASSETS}/{file.name}"] = file.read_bytes()
+    own = Path(templates_dir) / ASSETS if templates_dir else None
+    if own and own.is_dir():
+        for file in sorted(own.rglob("*")):
+            if file.is_file() and not any(part.startswith(".") for part in file.relative_to(own).parts):
+                found[f"{ASSETS}/{file.relative_to(own).as_posix()}"] = file.read_bytes()
+    return found

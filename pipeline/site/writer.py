@@ -1,0 +1,84 @@
+"""Put the site's files in the output folder: only changed bytes are written, stale files removed.
+
+The previous build's file list is kept in a manifest in the state folder;
+a file it lists that this build does not produce is removed (the output of
+a deleted article), and nothing else in the output folder is ever touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+
+@dataclass
+class WriteReport:
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+
+
+def write_files(files: dict[str, bytes], out_dir: Path, manifest: Path) -> WriteReport:
+    """Write `files` (path relative to `out_dir` -> bytes) where their bytes differ; remove stale ones."""
+    out_dir = Path(out_dir)
+    report = WriteReport()
+    for rel in sorted(files):
+        target = out_dir / _safe(rel)
+        if _same(target, files[rel]):
+            report.unchanged += 1
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(files[rel])
+        os.replace(temporary, target)
+        report.written.append(rel)
+    for rel in sorted(set(previous_files(manifest, out_dir)) - set(files)):
+        target = out_dir / _safe(rel)
+        if target.is_file():
+            target.unlink()
+            report.removed.append(rel)
+            _prune(target.parent, out_dir)
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    record = {"out_dir": str(out_dir.resolve()), "files": sorted(files)}
+    manifest.write_text(json.dumps(record, indent=0) + "\n", encoding="utf-8")
+    return report
+
+
+def previous_files(manifest: Path, out_dir: Path) -> list[str]:
+    """What the last build wrote into this same output folder (nothing, for another folder)."""
+    try:
+        record = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(record, dict) or record.get("out_dir") != str(Path(out_dir).resolve()):
+        return []
+    return [rel for rel in record.get("files", []) if isinstance(rel, str)]
+
+
+def _safe(rel: str) -> str:
+    """A relative path that stays inside the output folder (URLs come from content: never trust them)."""
+    parts = PurePosixPath(rel).parts
+    if not parts or rel.startswith("/") or any(part in ("..", "") for part in parts):
+        raise ValueError(f"refusing to write outside the output folder: {rel!r}")
+    return rel
+
+
+def _same(target: Path, data: bytes) -> bool:
+    try:
+        return target.stat().st_size == len(data) and target.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _prune(folder: Path, out_dir: Path) -> None:
+    """Remove folders left empty, up to (not including) the output folder."""
+    out_dir = out_dir.resolve()
+    folder = folder.resolve()
+    while folder != out_dir and out_dir in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

@@ -1,0 +1,44 @@
+"""Custom passes: the README's reading-time example, registered through wiki.yaml or an entry point."""
+
+import shutil
+
+from conftest import REPO
+from pipeline.build import build
+from pipeline.config import load_config
+from pipeline.passes.registry import load_passes
+
+EXAMPLE = REPO / "examples" / "reading_time.py"
+ARTICLE = "---\ntitle: Long\n---\n" + "word " * 450
+
+
+def test_example_registered_in_wiki_yaml_runs_as_a_versioned_job(tmp_path, results_of):
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "long.md").write_text(ARTICLE)
+    (tmp_path / "content" / "short.md").write_text("---\ntitle: Short\n---\nthree small words\n")
+    shutil.copy(EXAMPLE, tmp_path / "reading_time.py")
+    (tmp_path / "wiki.yaml").write_text("content_dir: content\nstate_dir: state\npasses: [reading_time.py]\n")
+    config = load_config(tmp_path / "wiki.yaml")
+    report = build(config, workers=1)
+    assert report.process.work.failed == 0
+    results = results_of(config, "reading_time")
+    assert results["long.md"]["minutes"] == 2 and results["long.md"]["words"] == 450
+    assert results["short.md"] == {"words": 3, "minutes": 1, "diagnostics": []}
+    (tmp_path / "content" / "short.md").write_text("---\ntitle: Short\n---\nfour small words now\n")
+    again = build(config, workers=1)
+    rerun = [job for job in again.process.created_jobs if job[1] == "reading_time"]
+    assert rerun == [("short.md", "reading_time")]
+
+
+def test_example_registered_as_an_entry_point(tmp_path, monkeypatch):
+    package = tmp_path / "site-packages"
+    (package / "reading_time_pass-1.0.dist-info").mkdir(parents=True)
+    (package / "reading_time_pass-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: reading-time-pass\nVersion: 1.0\n"
+    )
+    (package / "reading_time_pass-1.0.dist-info" / "entry_points.txt").write_text(
+        "[pipeline.passes]\nreading_time = reading_time_pass\n"
+    )
+    shutil.copy(EXAMPLE, package / "reading_time_pass.py")
+    monkeypatch.syspath_prepend(str(package))
+    names = [spec.name for spec in load_passes()]
+    assert "reading_time" in names and names[0] == "metadata"

@@ -1,0 +1,43 @@
+"""Internal Markdown links are extracted and resolved by path, as MkDocs checks them."""
+
+from pipeline.inline import run_inline
+from pipeline.passes.registry import load_passes
+
+SPECS = [s for s in load_passes() if s.name in ("metadata", "headings", "links", "wikilinks")]
+
+
+def resolve(files):
+    return run_inline(files, specs=SPECS)["wikilinks"]
+
+
+def test_relative_root_and_language_links():
+    files = {
+        "guide/setup.md": "---\ntitle: Setup\n---\n## Install\n",
+        "guide/setup.es.md": "---\ntitle: Instalación\n---\n",
+        "guide/_index.md": "---\ntitle: Guide\nslug: guide-home\n---\n",
+        "guide/usage.md": (
+            "---\ntitle: Usage\n---\n"
+            "See [setup](setup.md#install), [es](setup.es.md), [up](../guide/), [root](/guide/),"
+            " [home](/), [web](https://example.com/x.md), ![img](pic.png), [mail](mailto:a@b.c).\n"
+            "\n`[code](nowhere.md)`\n\n[gone](missing.md)\n"
+        ),
+    }
+    links = resolve(files)["guide/usage.md"]["links"]
+    by_target = {link["target"]: link for link in links}
+    assert set(by_target) == {"setup.md", "setup.es.md", "../guide/", "/guide/", "/", "missing.md"}
+    assert by_target["setup.md"]["target_path"] == "guide/setup.md" and by_target["setup.md"]["fragment"] == "install"
+    assert by_target["setup.es.md"]["target_path"] == "guide/setup.es.md"
+    assert by_target["setup.es.md"]["url"] == "es/guide/setup/"
+    assert by_target["../guide/"]["target_path"] == by_target["/guide/"]["target_path"] == "guide/_index.md"
+    assert by_target["/guide/"]["url"] == "guide/"  # an _index file is its folder's page, whatever its slug
+    assert by_target["/"]["status"] == "ok"
+    assert by_target["missing.md"]["status"] == "broken" and by_target["missing.md"]["url"] == "missing.md"
+
+
+def test_broken_markdown_link_is_diagnosed_at_its_position():
+    text = "---\ntitle: A\n---\nline one\nand [gone](../nowhere/page.md) here\n"
+    output = resolve({"a.md": text})["a.md"]
+    (diagnostic,) = output["diagnostics"]
+    assert diagnostic["code"] == "broken-link" and (diagnostic["line"], diagnostic["col"]) == (5, 11)
+    assert text.split("\n")[4][diagnostic["col"] - 1 :].startswith("(../nowhere/page.md)")
+    assert output["edit"] is None

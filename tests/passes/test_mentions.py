@@ -1,0 +1,167 @@
+"""mentions pass: unlinked mentions of other articles' titles and aliases, as suggestions and a diff."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from markdown_it.utils import read_fixture_file
+
+from pipeline.build import DEFAULT_OPTIONS
+from pipeline.inline import articles_from, run_inline
+from pipeline.passes import mentions, metadata
+from pipeline.passes.base import Wiki
+from pipeline.passes.registry import spec_of
+
+FIXTURES = Path(__file__).parent / "fixtures" / "mentions"
+SPECS = [spec_of(metadata), spec_of(mentions)]
+FRONT = "---\ntitle: Self Page\naliases: [myself]\n---\n"
+WIKI = {
+    "ring.md": "---\ntitle: Ring\n---\nx\n",
+    "three-ring.md": "---\ntitle: Three Ring Architecture\n---\nx\n",
+    "big-three.md": "---\ntitle: Big Three\n---\nx\n",
+    "arch.md": "---\ntitle: Architecture\naliases: [arch]\n---\nx\n",
+    "cafe.md": "---\ntitle: Café\n---\nx\n",
+    "node.md": "---\ntitle: Node.js\n---\nx\n",
+    "dotnet.md": "---\ntitle: .NET\n---\nx\n",
+    "anillo.es.md": "---\ntitle: Anillo\n---\nx\n",
+}
+
+
+def mentions_of(files: dict, **options) -> dict[str, dict]:
+    return run_inline(files, specs=SPECS, options=options)["mentions"]
+
+
+def run(body: str, front: str = FRONT, **options) -> dict:
+    return mentions_of({**WIKI, "a.md": front + body}, **options)["a.md"]
+
+
+@pytest.mark.parametrize("line,title,text,expected", read_fixture_file(FIXTURES / "mentions.md"), ids=lambda v: str(v)[:40])
+def test_fixture(line, title, text, expected):
+    out = run(text)
+    assert mentions.apply_suggestions(text, out["suggestions"], first_line=FRONT.count("\n") + 1) == expected
+
+
+def test_positions_are_file_positions_and_the_diff_makes_the_edit():
+    out = run("intro\n\n> see the ring here\n")
+    [suggestion] = out["suggestions"]
+    assert suggestion == {
+        "target_slug": "ring", "target_path": "ring.md", "target_url": "ring/", "mention": "ring",
+        "line": 7, "col": 11, "end_col": 15, "replacement": "[[ring|ring]]",
+    }  # fmt: skip
+    assert [(d["code"], d["severity"], d["line"], d["col"]) for d in out["diagnostics"]] == [
+        ("unlinked-mention", "info", 7, 11)
+    ]
+    edited = FRONT + "intro\n\n> see the [[ring|ring]] here\n"
+    assert out["edit"]["edited_sha256"] == hashlib.sha256(edited.encode()).hexdigest()
+    assert "-> see the ring here\n+> see the [[ring|ring]] here\n" in out["edit"]["diff"]
+    assert out["edit"]["diff"].startswith("--- a/a.md\n+++ b/a.md\n")
+
+
+def test_suggest_is_the_default_and_apply_only_marks_the_edit():
+    suggested, applied = run("A ring.\n"), run("A ring.\n", autolink="apply")
+    assert (suggested["mode"], suggested["edit"]["applied"]) == ("suggest", False)
+    assert (applied["mode"], applied["edit"]["applied"]) == ("apply", True)
+    assert applied["suggestions"] == suggested["suggestions"]
+    assert applied["edit"]["diff"] == suggested["edit"]["diff"]
+
+
+def test_no_mentions_no_edit():
+    out = run("Nothing to see.\n")
+    assert out == {"mode": "suggest", "suggestions": [], "diagnostics": [], "edit": None}
+
+
+def test_same_language_only():
+    files = {**WIKI, "b.es.md": "---\ntitle: B\n---\nEl Anillo y el Ring.\n", "b.md": "---\ntitle: B\n---\nAnillo.\n"}
+    out = mentions_of(files)
+    assert [s["target_path"] for s in out["b.es.md"]["suggestions"]] == ["anillo.es.md"]
+    assert out["b.md"]["suggestions"] == []
+
+
+def test_a_name_two_articles_claim_links_to_neither_and_a_title_beats_an_alias():
+    files = {
+        "x.md": "---\ntitle: Overview\n---\nx\n",
+        "y.md": "---\ntitle: Overview\naliases: [Summary]\n---\nx\n",
+        "z.md": "---\ntitle: Summary\n---\nx\n",
+        "a.md": "---\ntitle: A\n---\nOverview and summary.\n",
+    }
+    assert [s["target_path"] for s in mentions_of(files)["a.md"]["suggestions"]] == ["z.md"]
+
+
+def test_a_shared_slug_links_by_path_and_drafts_are_no_targets():
+    files = {
+        "guides/intro.md": "---\ntitle: Guide intro\n---\nx\n",
+        "intro.md": "---\ntitle: Intro\n---\nx\n",
+        "wip.md": "---\ntitle: Work in progress\ndraft: true\n---\nx\n",
+        "a.md": "---\ntitle: A\n---\nGuide intro, intro and work in progress.\n",
+    }
+    out = mentions_of(files)["a.md"]["suggestions"]
+    assert [(s["target_path"], s["replacement"]) for s in out] == [
+        ("guides/intro.md", "[[guides/intro|Guide intro]]"),
+        ("intro.md", "[[/intro|intro]]"),
+    ]
+
+
+def test_an_own_alias_is_not_linked_even_when_another_article_has_that_title():
+    assert run("Ring and Café.\n", front="---\ntitle: Self\naliases: [ring]\n---\n")["suggestions"][0]["mention"] == "Café"
+    assert run("Ring and Café.\n", front="---\ntitle: Self\n---\n")["suggestions"][0]["mention"] == "Ring"
+
+
+def test_decomposed_accents_match_a_composed_title():
+    out = run("Un Cafe\u0301 noir.\n")
+    assert [(s["mention"], s["target_path"]) for s in out["suggestions"]] == [("Cafe\u0301", "cafe.md")]
+
+
+def test_a_file_without_frontmatter_counts_lines_from_one():
+    out = mentions_of({**WIKI, "bare.md": "Ring first.\n"})["bare.md"]
+    assert [(s["line"], s["col"]) for s in out["suggestions"]] == [(1, 1)]
+
+
+def _wiki(files: dict) -> Wiki:
+    articles = articles_from(files)
+    wiki = Wiki(options=dict(DEFAULT_OPTIONS), articles=articles)
+    wiki.results["metadata"] = {a.capture_id: metadata.run(a, metadata.select(a, wiki)) for a in articles}
+    return wiki
+
+
+def _selected(files: dict) -> dict[str, dict]:
+    wiki = _wiki(files)
+    return {a.path: mentions.select(a, wiki) for a in wiki.articles}
+
+
+def test_select_shares_one_index_per_language():
+    selected = _selected({**WIKI, "a.md": FRONT + "x\n", "b.es.md": "---\ntitle: B\n---\nx\n"})
+    assert selected["a.md"]["index"] is selected["ring.md"]["index"]
+    assert selected["b.es.md"]["index"] is selected["anillo.es.md"]["index"]
+    assert selected["a.md"]["index"] is not selected["b.es.md"]["index"]
+    paths = [entry[0] for entry in selected["b.es.md"]["index"]["entries"]]
+    assert paths == ["anillo.es.md", "b.es.md"]
+
+
+def test_select_changes_exactly_with_names_of_the_language():
+    base = {**WIKI, "a.md": FRONT + "Ring.\n"}
+    before = _selected(base)["a.md"]
+    # Bodies, other frontmatter and other languages do not matter ...
+    same = {**base, "ring.md": "---\ntitle: Ring\ncategories: [x]\n---\nnew body\n", "anillo.es.md": "---\ntitle: Otro\n---\n"}
+    assert _selected(same)["a.md"] == before
+    # ... a title or an alias of the language does.
+    assert _selected({**base, "ring.md": "---\ntitle: Rings\n---\nx\n"})["a.md"] != before
+    assert _selected({**base, "cafe.md": "---\ntitle: Café\naliases: [coffee]\n---\nx\n"})["a.md"] != before
+
+
+def test_apply_suggestions_skips_a_suggestion_that_no_longer_fits():
+    stale = {"line": 1, "col": 1, "end_col": 5, "mention": "Ring", "replacement": "[[ring|Ring]]"}
+    assert mentions.apply_suggestions("Ring and more", [stale]) == "[[ring|Ring]] and more"
+    assert mentions.apply_suggestions("Rang and more", [stale]) == "Rang and more"
+
+
+def test_the_real_wiki_gets_applicable_suggestions(pointsav):
+    files = {p.relative_to(pointsav).as_posix(): p.read_bytes() for p in sorted(pointsav.rglob("*.md"))[:150]}
+    out = mentions_of(files)
+    suggestions = [(path, s) for path, o in out.items() for s in o["suggestions"]]
+    assert suggestions
+    for path, s in suggestions:
+        line = files[path].decode("utf-8-sig").split("\n")[s["line"] - 1]
+        assert line[s["col"] - 1 : s["end_col"] - 1] == s["mention"]
+        assert s["target_path"] != path
