@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
 from pipeline.config import Config
-from pipeline.facts import gather
+from pipeline.console import SILENT, Progress
+from pipeline.facts import capture_log, gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.errors import UserError
+from pipeline.site import SiteReport, render_site
 from pipeline.store import open_store
 from pipeline.worker import WorkerReport, run_workers
 
@@ -39,6 +41,7 @@ class BuildReport:
     capture: CaptureReport
     process: ProcessReport
     seconds: float
+    site: SiteReport | None = None  # None when the build wrote no site (`check`)
 
 
 def passes_for(config: Config) -> list[PassSpec]:
@@ -74,7 +77,9 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
     return len(plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created)
 
 
-def process(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int) -> ProcessReport:
+def process(
+    conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT
+) -> ProcessReport:
     """Plan and drain every round for the current captures."""
     report = ProcessReport()
     articles = load_articles(conn, current_capture_ids(conn))
@@ -88,21 +93,34 @@ def process(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wor
         report.reused += plan.reused
         # Small rounds are not worth the start-up of worker processes.
         count = workers if len(plan.created) > 200 else 1
+        progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         report.work.add(run_workers(config, specs, count))
+        progress.advance(len(plan.created))
         wiki.results.update(load_results(conn, plan))
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     return report
 
 
-def build(config: Config, *, workers: int | None = None) -> BuildReport:
-    """capture -> plan -> work, for every round; returns what happened."""
+def render(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wiki: Wiki, progress: Progress) -> SiteReport:
+    """Write the site into the output folder from the results."""
+    progress.stage("render")
+    versions = {spec.name: spec.version for spec in specs}
+    return render_site(config, wiki, capture_log(conn), versions, tick=progress.advance)
+
+
+def build(
+    config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT
+) -> BuildReport:
+    """capture -> plan -> work, for every round -> render (with `site`); returns what happened."""
     started = time.perf_counter()
     specs = passes_for(config)
     conn = open_store(config.state_db)
     try:
         captured = capture_content(conn, config)
-        processed = process(conn, config, specs, worker_count(config, workers))
+        processed = process(conn, config, specs, worker_count(config, workers), progress)
+        rendered = render(conn, config, specs, processed.wiki, progress) if site else None
     finally:
+        progress.close()
         conn.close()
-    return BuildReport(captured, processed, time.perf_counter() - started)
+    return BuildReport(captured, processed, time.perf_counter() - started, rendered)

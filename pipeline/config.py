@@ -63,6 +63,7 @@ class Config:
     pairing: Literal["paired_with", "suffix", "key"] = "paired_with"
     pairing_key: str = "translation_key"  # the frontmatter key used when pairing is "key"
     raw_html: bool = False  # pass raw HTML in Markdown through instead of escaping it
+    search: bool = True  # index the built site with Pagefind and show a search box
     passes: list[str] = field(default_factory=list)  # extra pass modules: dotted names or .py paths
     jobs: JobsConfig = field(default_factory=JobsConfig)
     spool: SpoolConfig = field(default_factory=SpoolConfig)
@@ -89,6 +90,7 @@ def load_config(
     content: str | os.PathLike | None = None,
     out: str | os.PathLike | None = None,
     state: str | os.PathLike | None = None,
+    base_url: str | None = None,
 ) -> Config:
     """Read `wiki.yaml` (or `path`), apply command-line overrides and validate."""
     explicit = path is not None
@@ -108,6 +110,8 @@ def load_config(
     overrides = {k: Path(v) for k, v in (("content_dir", content), ("out_dir", out), ("state_dir", state)) if v}
     if "state_dir" not in overrides and "state_dir" not in raw and "content_dir" in overrides:
         overrides["state_dir"] = _state_for(config.state_dir, Path(overrides["content_dir"]), config.content_dir)
+    if base_url is not None:
+        overrides["base_url"] = base_url
     return dataclasses.replace(config, **overrides)
 
 

@@ -25,4 +25,5 @@ def config_from(args: argparse.Namespace) -> Config:
         content=getattr(args, "content", None),
         out=getattr(args, "out", None),
         state=args.state,
+        base_url=getattr(args, "base_url", None),
     )

@@ -82,11 +82,8 @@ def run_push(args: argparse.Namespace) -> int:
     spool_dir = config_from(args).spool_dir
     if args.file == "-":
         return _push_lines(sys.stdin, spool_dir)
-    try:
-        with open(args.file, encoding="utf-8") as stream:
-            return _push_lines(stream, spool_dir)
-    except OSError as exc:
-        raise UserError(f"{args.file}: {exc.strerror}") from None
+    with open(args.file, encoding="utf-8") as stream:  # a missing file: one line via the wrapper
+        return _push_lines(stream, spool_dir)
 
 
 def _push_lines(stream: TextIO, spool_dir) -> int:

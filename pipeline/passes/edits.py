@@ -43,7 +43,12 @@ def make_edit(article, replacements: Iterable[Replacement], applied: bool = Fals
     replacements = sorted(replacements)
     if text is None or not replacements:
         return None
-    lines = text.splitlines(keepends=True) or [""]
+    # Split on "\n" only: positions are counted in the file's "\n" lines, and str.splitlines
+    # would also break on form feeds, U+2028 and the like.
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if lines[-1] == "" and len(lines) > 1:
+        lines.pop()
     edited = apply_replacements(lines, replacements)
     if edited == lines:
         return None

@@ -83,7 +83,8 @@ def select(article: Article, wiki: Wiki) -> dict:
 def _indexes(wiki: Wiki) -> dict[str, dict]:
     """lang -> {"digest", "entries": [[path, slug, link, url, title, aliases], ...]} of its published articles."""
     metadata = wiki.results.get("metadata", {})
-    items = sorted(((a.path, metadata[a.capture_id]) for a in wiki.articles if a.capture_id in metadata), key=lambda i: i[0])
+    items = [(a.path, metadata[a.capture_id]) for a in wiki.articles if a.capture_id in metadata]
+    items.sort(key=lambda item: item[0])
     # A slug that pages in any language share does not name one page: link by path then.
     groups_of_slug: dict[str, set[str]] = {}
     for path, meta in items:

@@ -89,6 +89,8 @@ def select(article: Article, wiki: Wiki) -> dict:
         for link in links
         if link["target"]
     }
+    for key, wanted in _anchors_by_target(links).items():
+        targets[key] = _only_anchors(targets[key], wanted)
     own = None
     if "" in fragments:
         own = [h["id"] for h in wiki.results.get("headings", {}).get(article.capture_id, {}).get("headings", [])]
@@ -98,6 +100,26 @@ def select(article: Article, wiki: Wiki) -> dict:
         "targets": targets,
         "own_headings": own,
     }
+
+
+def _anchors_by_target(links: list[dict]) -> dict[str, set[str]]:
+    wanted: dict[str, set[str]] = {}
+    for link in links:
+        if link["target"] and link["fragment"]:
+            wanted.setdefault(target_key(link), set()).update((link["fragment"], heading_slug(link["fragment"])))
+    return wanted
+
+
+def _only_anchors(resolution: dict, wanted: set[str]) -> dict:
+    """Keep, of each candidate's heading ids, only those this article links to.
+
+    Renaming a heading nobody links to then changes no other article's inputs.
+    """
+    candidates = [
+        {**c, "headings": sorted(h for h in c["headings"] if h in wanted)} if "headings" in c else c
+        for c in resolution["candidates"]
+    ]
+    return {**resolution, "candidates": candidates}
 
 
 def target_key(link: dict) -> str:

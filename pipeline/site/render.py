@@ -50,8 +50,15 @@ def page_file(url: str) -> str:
     return f"{url}index.html"
 
 
+@dataclass
+class Rendered:
+    files: dict[str, bytes]  # path relative to the output folder -> bytes
+    pages: int  # HTML pages (articles, histories, wiki pages, 404)
+    redirects: int
+
+
 def render_files(model: Model, settings: Settings, env: Environment, tick: Callable[[int], None] = lambda n: None):
-    """path (relative to the output folder) -> bytes, for every file of the site."""
+    """Every file of the site."""
     planned = plan_pages(model)
     _alternates(planned, model.default_language)
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
@@ -60,7 +67,8 @@ def render_files(model: Model, settings: Settings, env: Environment, tick: Calla
         files[page_file(page.url)] = _render(env, settings, page, navs[page.lang])
         tick(1)
     taken = {page.url for page in planned}
-    for redirect in wiki_pages.redirects(model, taken):
+    redirects = wiki_pages.redirects(model, taken)
+    for redirect in redirects:
         html = env.get_template("redirect.html").render(target=redirect.target, lang=redirect.lang, t=strings(redirect.lang))
         files[page_file(redirect.source)] = html.encode()
     default = model.default_language
@@ -69,7 +77,7 @@ def render_files(model: Model, settings: Settings, env: Environment, tick: Calla
     files["sitemap.xml"] = env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode()
     files["robots.txt"] = env.get_template("robots.txt").render().encode()
     files.update(assets(settings.templates_dir))
-    return files
+    return Rendered(files, len(planned) + 1, len(redirects))
 
 
 def plan_pages(model: Model) -> list[Planned]:

@@ -166,9 +166,10 @@ class Drainer:
         self._next_recovery = time.monotonic() + max(self.options.lease_seconds / 2, 0.05)
         return requeued
 
-    def _requeue(self, name: str) -> bool:
-        """Count one unfinished delivery in the name and put the file back into queue/."""
-        target = self.spool.queue / SpoolName.parse(name).retried().filename
+    def _requeue(self, name: str, *, count_attempt: bool = True) -> bool:
+        """Put the file back into queue/, counting one unfinished delivery in its name."""
+        spool_name = SpoolName.parse(name)
+        target = self.spool.queue / (spool_name.retried() if count_attempt else spool_name).filename
         try:
             rename(self.spool.in_flight / name, target, "requeue")
         except FileNotFoundError:  # settled or requeued by another drain meanwhile
@@ -208,8 +209,8 @@ class Drainer:
             return
         try:
             appended = self.corpus.append(event)
-        except OSError as exc:
-            self._requeue(name)
+        except OSError as exc:  # the corpus's fault, not the event's: no attempt is counted
+            self._requeue(name, count_attempt=False)
             raise DrainError(f"cannot append to {self.corpus.path}: {exc}; {name} was put back") from None
         self.stats.appended += appended
         self.stats.duplicates += not appended

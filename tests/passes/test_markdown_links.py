@@ -41,3 +41,12 @@ def test_broken_markdown_link_is_diagnosed_at_its_position():
     assert diagnostic["code"] == "broken-link" and (diagnostic["line"], diagnostic["col"]) == (5, 11)
     assert text.split("\n")[4][diagnostic["col"] - 1 :].startswith("(../nowhere/page.md)")
     assert output["edit"] is None
+
+
+def test_edit_positions_count_only_newlines():
+    from pipeline.inline import articles_from
+    from pipeline.passes.edits import make_edit
+
+    (article,) = articles_from({"a.md": "one\x0ctwo [[x]]\nthree [[y]]\n"})
+    edit = make_edit(article, [(2, 7, 12, "[[z]]")])
+    assert "+three [[z]]" in edit["diff"] and "-three [[y]]" in edit["diff"]

@@ -144,7 +144,9 @@ def test_select_slice_changes_only_with_what_the_article_links_to():
     before = slices(base)
     after = slices({**base, "b.md": page("B", "# New heading\n"), "d.md": page("D", "# X\n# Y\n")})
     assert after["a.md"] == before["a.md"]  # b's headings are not read: no link to b has a fragment
-    assert after["c.md"] != before["c.md"]  # d's heading ids are read by [[d#x]]
+    assert after["c.md"] == before["c.md"]  # of d's heading ids only #x is read, and it is still there
+    renamed = slices({**base, "d.md": page("D", "# Z\n")})
+    assert renamed["c.md"] != before["c.md"]  # [[d#x]] now points at no heading
 
 
 def test_real_wiki(pointsav):

@@ -126,3 +126,11 @@ def test_every_command_has_help_and_takes_state(command, capsys):
         main([*command, "--help"])
     assert exit_.value.code == 0
     assert len(command) == 1 or "--state DIR" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [("spool", "status"), ("spool", "drain", "--once"), ("corpus", "stats")])
+def test_an_unusable_state_folder_is_one_error_line(tmp_path, command):
+    (tmp_path / "state").write_text("a file, not a folder")
+    result = run_pipeline(*command, "--state", str(tmp_path / "state"), cwd=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("pipeline: error:") and "Not a directory" in result.stderr

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
+from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spool_helpers import corpus_ids, ping
 
 from pipeline.spool.corpus import CorpusWriter, export, quarantine_files, read_events, stats
@@ -57,6 +61,20 @@ def test_a_torn_tail_is_quarantined_and_cut_before_appending(tmp_path):
     assert writer.append(new)
     writer.close()
     assert corpus_ids(path) == [kept["event_id"], new["event_id"]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.data())
+def test_repair_keeps_exactly_the_complete_lines_and_quarantines_the_rest(count, data):
+    full = b"".join(encode(e) for e in events(count))
+    cut = data.draw(st.integers(0, len(full)), label="cut")
+    boundary = full.rfind(b"\n", 0, cut) + 1
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "events.jsonl"
+        path.write_bytes(full[:cut])
+        CorpusWriter(path).close()
+        assert path.read_bytes() == full[:boundary]
+        assert [q.read_bytes() for q in quarantine_files(path)] == ([full[boundary:cut]] if cut > boundary else [])
 
 
 def test_a_torn_tail_written_after_opening_is_repaired_at_the_next_append(tmp_path):

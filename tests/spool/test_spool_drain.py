@@ -129,14 +129,14 @@ def test_the_heartbeat_keeps_a_slow_delivery_leased(spool):
     assert (stats.appended, stats.lost, len(spool.names(spool.done))) == (1, 0, 1)
 
 
-def test_a_corpus_write_error_puts_the_event_back_and_fails_the_once_run(spool):
+def test_a_corpus_write_error_puts_the_event_back_uncounted_and_fails_the_once_run(spool):
     enqueue(ping(1), spool.root)
     with drainer(spool) as d:
         d.corpus.append = lambda event: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left"))
         with pytest.raises(DrainError, match="No space left"):
             d.run(once=True)
-    (name,) = spool.names(spool.queue)
-    assert SpoolName.parse(name).attempts == 1 and spool.names(spool.in_flight) == []
+    (name,) = spool.names(spool.queue)  # back in the queue, and a full disk is not held against it
+    assert SpoolName.parse(name).attempts == 0 and spool.names(spool.in_flight) == []
 
 
 def test_the_loop_picks_up_events_as_they_arrive_until_stopped(spool):
@@ -152,3 +152,26 @@ def test_the_loop_picks_up_events_as_they_arrive_until_stopped(spool):
             worker.join(10)
         assert not worker.is_alive()
     check_delivered(spool.root, corpus_of(spool), ids)
+
+
+def test_the_loop_logs_a_corpus_error_and_delivers_once_the_corpus_works_again(spool):
+    event_id = enqueue(ping(1), spool.root)
+    logged, stop = [], threading.Event()
+    with Drainer(DrainOptions(spool.root, corpus_of(spool), interval=0.01), log=logged.append) as d:
+        real_append, failures = d.corpus.append, [OSError(errno.ENOSPC, "No space left")]
+
+        def flaky_append(event):
+            if failures:
+                raise failures.pop()
+            return real_append(event)
+
+        d.corpus.append = flaky_append
+        worker = threading.Thread(target=d.run, kwargs={"once": False, "stop": stop})
+        worker.start()
+        try:
+            wait_for(lambda: spool.names(spool.done), 10, "delivery after the error")
+        finally:
+            stop.set()
+            worker.join(10)
+    assert len(logged) == 1 and "No space left" in logged[0]
+    check_delivered(spool.root, corpus_of(spool), {event_id})

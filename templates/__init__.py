@@ -1,0 +1,1 @@
+"""The built-in theme of `pipeline` (Jinja2 templates and assets), installed as `pipeline.theme`."""
