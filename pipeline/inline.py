@@ -22,14 +22,8 @@ def articles_from(files: dict[str, str | bytes], default_language: str = "en") -
     for number, path in enumerate(sorted(files), start=1):
         raw = files[path].encode() if isinstance(files[path], str) else files[path]
         parsed = parse_source(path, raw, default_language)
-        articles.append(
-            Article(
-                capture_id=number, path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                text=parsed.text, decode_error=parsed.decode_error, frontmatter=parsed.frontmatter,
-                frontmatter_error=parsed.frontmatter_error, frontmatter_error_line=parsed.frontmatter_error_line,
-                body=parsed.body, body_line=parsed.body_line, lang=parsed.lang, slug=parsed.slug,
-            )  # fmt: skip
-        )
+        identity = {"capture_id": number, "path": path, "sha256": hashlib.sha256(raw).hexdigest(), "size": len(raw)}
+        articles.append(Article(**vars(parsed), **identity))
     return articles
 
 

@@ -125,13 +125,12 @@ class Worker:
 
     def send_edit_event(self, outcome: Outcome, article) -> None:
         job, edit = outcome.job, outcome.edit
-        event = edit_event(
-            article.path, job.pass_name, str(job.pass_version), article.sha256, edit["edited_sha256"],
-            edit["diff"], applied=edit["applied"],
-        )  # fmt: skip
         # The same pass version over the same inputs proposes the same edit: one event_id for it.
         identity = f"{job.pass_name}|{job.pass_version}|{job.input_fingerprint}|{article.path}"
-        event["event_id"] = "edit-" + hashlib.sha256(identity.encode()).hexdigest()[:32]
+        event = edit_event(
+            article.path, job.pass_name, str(job.pass_version), article.sha256, edit["edited_sha256"],
+            edit["diff"], applied=edit["applied"], event_id="edit-" + hashlib.sha256(identity.encode()).hexdigest()[:32],
+        )  # fmt: skip
         enqueue(event, self.config.spool_dir)
 
     def read_inputs(self, shas: dict[str, str]) -> dict:

@@ -3,6 +3,6 @@
 COMMANDS is the order in which `pipeline --help` lists them.
 """
 
-from pipeline.commands import build, capture, check, corpus, jobs, spool, status, suggest, work
+from pipeline.commands import build, capture, check, corpus, jobs, serve, spool, status, suggest, work
 
-COMMANDS = (build, check, suggest, capture, work, jobs, status, spool, corpus)
+COMMANDS = (build, serve, check, suggest, capture, work, jobs, status, spool, corpus)

@@ -12,11 +12,16 @@ from pipeline.console import progress_for
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("build", help="capture the content, run every pass, write the site and report")
+    add_build_options(parser)
+    parser.set_defaults(func=run)
+
+
+def add_build_options(parser) -> None:
+    """Every option of `build` (`serve` takes them all too)."""
     add_state(parser)
     parser.add_argument("--out", metavar="DIR", help="output folder (default: site)")
     parser.add_argument("--base-url", metavar="URL", help="where the site is published, e.g. /docs/ (default: /)")
     add_check_options(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args) -> int:

@@ -30,3 +30,15 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
     md.use(heading_ids_plugin)
     return md
+
+
+@lru_cache(maxsize=16)
+def parse(body: str) -> tuple[list, dict]:
+    """(tokens, env) of `body` with the default parser, cached for the passes of one article.
+
+    A worker runs the passes of one article one after another (the planner
+    orders jobs that way), so headings, links and citations share one parse.
+    Callers must treat both as read-only.
+    """
+    env: dict = {}
+    return make_parser().parse(body, env), env

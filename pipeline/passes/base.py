@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from pipeline.source import ParsedSource
+
 SEVERITIES = ("error", "warning", "info")
 
 DIAGNOSTICS_SCHEMA = {
@@ -40,8 +42,8 @@ DIAGNOSTICS_SCHEMA = {
 
 
 @dataclass(frozen=True)
-class Article:
-    """One capture as a pass sees it.
+class Article(ParsedSource):
+    """One capture as a pass sees it: what `parse_source` found, plus where it came from.
 
     Preconditions: `path` is relative to the content folder and '/'-separated;
     `text` is None exactly when the bytes did not decode (`decode_error` says
@@ -54,15 +56,6 @@ class Article:
     path: str
     sha256: str
     size: int
-    text: str | None
-    decode_error: str | None
-    frontmatter: dict | None
-    frontmatter_error: str | None
-    frontmatter_error_line: int | None
-    body: str
-    body_line: int
-    lang: str
-    slug: str
 
 
 class RetryableError(Exception):

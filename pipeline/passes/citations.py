@@ -30,14 +30,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.footnote import footnote_plugin
+from pipeline.markdown import parse
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.text import frontmatter_line
 
 NAME = "citations"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
 REFERENCE_HEADINGS = frozenset(
     {"references", "referencias", "références", "referências", "referenzen", "riferimenti", "notes and references"}
@@ -239,8 +238,7 @@ class Parsed:
         self.lines = article.body.split("\n")
         self.markers: list[Marker] = []
         self.list_entries: list[Entry] = []
-        env: dict = {}
-        tokens = _markdown().parse(article.body, env)
+        tokens, env = parse(article.body)
         self.body_footnotes = {label[1:] for label in env.get("footnotes", {}).get("refs", {})}
         section = _references_section(tokens)
         for index, token in enumerate(tokens):
@@ -306,15 +304,6 @@ def _references_section(tokens) -> tuple[int, int]:
 def _mask(text: str) -> str:
     """`text` with wikilinks and code spans blanked out, keeping every other column in place."""
     return NOT_PROSE.sub(lambda m: " " * len(m[0]), text)
-
-
-_MD: list[MarkdownIt] = []
-
-
-def _markdown() -> MarkdownIt:
-    if not _MD:
-        _MD.append(MarkdownIt("commonmark").enable("table").use(footnote_plugin))
-    return _MD[0]
 
 
 def _id(value) -> str | None:

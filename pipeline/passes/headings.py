@@ -10,7 +10,7 @@ then gets a suffixed id).
 
 from __future__ import annotations
 
-from pipeline.markdown import make_parser
+from pipeline.markdown import parse
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, diagnostic
 
 NAME = "headings"
@@ -41,7 +41,7 @@ CONTRACT = {
 
 def run(article: Article, inputs: dict) -> dict:
     headings, diagnostics = [], []
-    for token in make_parser().parse(article.body, {}):
+    for token in parse(article.body)[0]:
         if token.type != "heading_open":
             continue
         line = article.body_line + (token.map[0] if token.map else 0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from pipeline.markdown import make_parser
+from pipeline.markdown import parse
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article
 
@@ -52,7 +52,7 @@ def extract_links(body: str, body_line: int = 1) -> list[dict]:
     """The links of `body` in source order, with file lines for a body starting at `body_line`."""
     links = []
     lines = body.split("\n")
-    for token in make_parser().parse(body, {}):
+    for token in parse(body)[0]:
         searched_from: dict[str, tuple[int, int]] = {}
         for child in token.children or ():
             if child.type in LINK_TYPES:

@@ -19,7 +19,7 @@ import fastjsonschema
 from pipeline.passes.base import PassSpec
 
 # Order matters only for display; execution order follows NEEDS.
-BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions")
+BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
 ENTRY_POINT_GROUP = "pipeline.passes"
 
 

@@ -122,7 +122,8 @@ def fallback_html(article: Article, options: dict) -> dict:
     """The body rendered without link resolution: a page still shows when its html job failed."""
     from pipeline.markdown import make_parser
 
-    md = make_parser(raw_html=bool(options.get("raw_html")))
+    base = (options.get("base_url") or "/").rstrip("/") + "/"
+    md = make_parser(raw_html=bool(options.get("raw_html")), base_url=base, default_language=options["default_language"])
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
 
 

@@ -142,9 +142,14 @@ def edit_event(
     diff: str,
     *,
     applied: bool,
+    event_id: str | None = None,
 ) -> dict:
-    """The event for one pass that proposed (applied=False) or made (applied=True) an edit."""
+    """The event for one pass that proposed (applied=False) or made (applied=True) an edit.
+
+    Pass event_id to make a re-run of the same job send the same event (deduplicated).
+    """
     return prepare({
+        **({"event_id": event_id} if event_id is not None else {}),
         "type": EDIT_APPLIED if applied else EDIT_PROPOSED,
         "payload": {
             "path": str(path),

@@ -100,4 +100,5 @@ def test_check_formats_and_strict(wiki, capsys, monkeypatch):
 
 def test_clean_wiki_passes_strict(make_wiki, capsys):
     config = make_wiki({"a.md": "---\ntitle: Alpha\n---\nAlpha body.\n"})
-    assert main(["build", "--content", str(config.content_dir), "--state", str(config.state_dir), "--strict"]) == 0
+    assert main(["build", "--content", str(config.content_dir), "--state", str(config.state_dir), "--strict",
+                 "--out", str(config.out_dir)]) == 0  # fmt: skip

@@ -34,6 +34,16 @@ def test_edit_event_carries_every_field_and_validates():
     assert an_edit(applied=True)["type"] == "edit.applied"
 
 
+def test_edit_event_takes_a_stable_event_id_from_the_caller():
+    diff = unified_diff("guide.md", BEFORE, AFTER)
+    event = edit_event("guide.md", "autolink", "2", sha256_text(BEFORE), sha256_text(AFTER), diff,
+                       applied=True, event_id="edit-" + "a" * 32)
+    assert event["event_id"] == "edit-" + "a" * 32
+    with pytest.raises(EventError, match="event_id"):
+        edit_event("guide.md", "autolink", "2", sha256_text(BEFORE), sha256_text(AFTER), diff,
+                   applied=True, event_id="no spaces allowed")
+
+
 def test_unified_diff_has_git_headers_and_the_change():
     diff = unified_diff("guide.md", BEFORE, AFTER)
     assert diff.splitlines()[:2] == ["--- a/guide.md", "+++ b/guide.md"]

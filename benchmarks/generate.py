@@ -1,0 +1,167 @@
+"""Generate a synthetic bilingual wiki for benchmarks.
+
+    python benchmarks/generate.py OUT_DIR --articles 1000 [--spanish 0.3] [--links 8]
+        [--broken 0.02] [--words 1000] [--seed 1]
+
+Each English article has about `--words` words in sections with headings,
+lists, a table, a code block, `--links` wikilinks to other articles (a
+`--broken` share of them to pages that do not exist) and two footnote
+citations. A `--spanish` share of articles get a `.es.md` translation paired
+both ways. Articles live in ten folders. The output is deterministic for a
+seed. `hugo_tree` and `mkdocs_tree` write the same articles as a Hugo site and
+a MkDocs project, so the tools are timed on one corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+WORDS = (
+    "wiki capture queue worker result render page link index search build token parser stream table "
+    "language pair citation heading anchor budget lease retry backoff fence commit journal snapshot "
+    "cache shard digest ledger schema contract version fingerprint article editor review draft"
+).split()
+SPANISH = (
+    "wiki captura cola trabajador resultado página enlace índice búsqueda compilación analizador tabla "
+    "idioma par cita encabezado ancla plazo reintento versión huella artículo editor revisión borrador"
+).split()
+FOLDERS = ("guides", "reference", "concepts", "howto", "api", "ops", "design", "security", "data", "misc")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the generated wiki looks like."""
+
+    articles: int = 1000
+    spanish: float = 0.3
+    links: int = 8
+    broken: float = 0.02
+    words: int = 1000
+    seed: int = 1
+
+
+def slug_of(number: int) -> str:
+    return f"topic-{number:06d}"
+
+
+def path_of(number: int, lang: str = "en") -> str:
+    suffix = ".es.md" if lang == "es" else ".md"
+    return f"{FOLDERS[number % len(FOLDERS)]}/{slug_of(number)}{suffix}"
+
+
+def title_of(number: int, lang: str = "en") -> str:
+    return f"{'Tema' if lang == 'es' else 'Topic'} {number} {WORDS[number % len(WORDS)].title()}"
+
+
+def _sentence(rng: random.Random, vocabulary: list[str], size: int) -> str:
+    words = [rng.choice(vocabulary) for _ in range(size)]
+    return " ".join(words).capitalize() + "."
+
+
+def _paragraph(rng: random.Random, vocabulary: list[str], words: int, links: list[str]) -> str:
+    sentences, count = [], 0
+    while count < words:
+        size = rng.randint(8, 18)
+        sentence = _sentence(rng, vocabulary, size)
+        if links:
+            sentence = sentence[:-1] + f" (see [[{links.pop()}]])."
+        sentences.append(sentence)
+        count += size
+    return " ".join(sentences)
+
+
+def article_text(number: int, shape: Shape, lang: str = "en") -> str:
+    """One article: frontmatter, sections with prose, a list, a table, code, links and citations."""
+    rng = random.Random(f"{shape.seed}-{number}-{lang}")
+    vocabulary = SPANISH if lang == "es" else WORDS
+    links = []
+    for _ in range(shape.links):
+        if rng.random() < shape.broken:
+            links.append(f"missing-page-{rng.randrange(10**6)}")
+        else:
+            links.append(slug_of(rng.randrange(shape.articles)))
+    other = "es" if lang == "en" else "en"
+    pair = f"paired_with: {slug_of(number)}{'.es' if other == 'es' else ''}.md\n" if _has_spanish(number, shape) else ""
+    head = (
+        f"---\ntitle: \"{title_of(number, lang)}\"\nslug: {slug_of(number)}\nlang: {lang}\n{pair}"
+        f"short_description: \"{_sentence(rng, vocabulary, 10)}\"\ncategory: {FOLDERS[number % len(FOLDERS)]}\n"
+        "references:\n  - id: 1\n    text: \"A reference\"\n    url: https://example.org/a\n"
+        "  - id: 2\n    text: \"Another reference\"\n    url: https://example.org/b\n---\n\n"
+    )
+    per_section = max(40, shape.words // 5)
+    sections = []
+    for index in range(5):
+        body = _paragraph(rng, vocabulary, per_section - 40, links if index < 4 else [])
+        sections.append(f"## {_sentence(rng, vocabulary, 3)[:-1]}\n\n{body}\n")
+    sections.insert(1, "".join(f"- {_sentence(rng, vocabulary, 5)}\n" for _ in range(4)))
+    sections.insert(3, "| key | value |\n|---|---|\n" + "".join(f"| {w} | {i} |\n" for i, w in enumerate(WORDS[:4])))
+    sections.insert(4, "```python\nfor item in items:\n    print(item)  # [[not-a-link]]\n```\n")
+    cites = "Cited twice[^1] and once more[^2].\n"
+    return head + "\n".join(sections) + "\n" + cites
+
+
+def _has_spanish(number: int, shape: Shape) -> bool:
+    return (number * 7919) % 1000 < shape.spanish * 1000
+
+
+def generate(out: Path, shape: Shape) -> int:
+    """Write the wiki into `out`; return the number of files."""
+    files = 0
+    for number in range(shape.articles):
+        languages = ("en", "es") if _has_spanish(number, shape) else ("en",)
+        for lang in languages:
+            path = out / path_of(number, lang)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(article_text(number, shape, lang), encoding="utf-8")
+            files += 1
+    return files
+
+
+def hugo_tree(wiki: Path, site: Path) -> None:
+    """The same English articles as a Hugo site (wikilinks stay text: Hugo has none)."""
+    (site / "content").mkdir(parents=True, exist_ok=True)
+    (site / "hugo.toml").write_text('baseURL = "http://localhost/"\ntitle = "bench"\n')
+    layouts = site / "layouts" / "_default"
+    layouts.mkdir(parents=True, exist_ok=True)
+    (layouts / "single.html").write_text("<html><body><h1>{{ .Title }}</h1>{{ .TableOfContents }}{{ .Content }}</body></html>")
+    (layouts / "list.html").write_text("<html><body>{{ range .Pages }}<a href='{{ .RelPermalink }}'>{{ .Title }}</a>{{ end }}</body></html>")
+    for source in wiki.rglob("*.md"):
+        if not source.name.endswith(".es.md"):
+            target = site / "content" / source.relative_to(wiki)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+
+
+def mkdocs_tree(wiki: Path, project: Path) -> None:
+    """The same English articles as a MkDocs project with the Material theme."""
+    docs = project / "docs"
+    docs.mkdir(parents=True, exist_ok=True)
+    (project / "mkdocs.yml").write_text("site_name: bench\ntheme:\n  name: material\n")
+    (docs / "index.md").write_text("# Home\n")
+    for source in wiki.rglob("*.md"):
+        if not source.name.endswith(".es.md"):
+            target = docs / source.relative_to(wiki)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--articles", type=int, default=Shape.articles)
+    parser.add_argument("--spanish", type=float, default=Shape.spanish)
+    parser.add_argument("--links", type=int, default=Shape.links)
+    parser.add_argument("--broken", type=float, default=Shape.broken)
+    parser.add_argument("--words", type=int, default=Shape.words)
+    parser.add_argument("--seed", type=int, default=Shape.seed)
+    args = parser.parse_args(argv)
+    shape = Shape(args.articles, args.spanish, args.links, args.broken, args.words, args.seed)
+    print(f"{generate(args.out, shape)} files written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,179 @@
+"""html: render an article's Markdown body to the HTML of its page.
+
+Uses the wiki's shared parser (`pipeline.markdown.make_parser`: tables,
+footnotes, heading anchors, task lists, wikilinks); raw HTML is escaped
+unless the `raw_html` option is set. Links render from the wikilinks pass's
+resolution (red links for broken ones, marked fallbacks), `![[embeds]]`
+show the embedded article's body (cycle-safe, at most `EMBED_DEPTH` deep),
+frontmatter references become footnotes cited by `[^id]`, and in
+`autolink: apply` mode the mentions pass's suggestions become links.
+
+Output: `html` (the body), `references_html` (the numbered references, for
+the page's References section; '' when none) and `toc` (level, text, id of
+the headings, from the headings pass, whose ids are the anchors here).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.markdown import make_parser
+from pipeline.markdown.wikilinks import Embedded, link_env, render_with_embeds
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
+from pipeline.passes.mentions import apply_suggestions
+
+NAME = "html"
+VERSION = 1
+CONTRACT_VERSION = 1
+NEEDS = ("metadata", "headings", "wikilinks", "citations", "mentions")
+EMBED_DEPTH = 3
+TOC_LEVELS = (2, 3, 4)
+RENDER_FIELDS = ("line", "col", "status", "url", "target_lang")  # what a link's HTML depends on
+FOOTNOTES_SEP = re.compile(r'<hr class="footnotes-sep" ?/?>\n')
+CONTRACT = {
+    "type": "object",
+    "required": ["html", "references_html", "toc", "diagnostics"],
+    "properties": {
+        "html": {"type": "string"},
+        "references_html": {"type": "string"},
+        "toc": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["level", "text", "id"],
+                "properties": {"level": {"type": "integer"}, "text": {"type": "string"}, "id": {"type": "string"}},
+            },
+        },
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+    },
+}
+
+
+def select(article: Article, wiki: Wiki) -> dict:
+    meta = wiki.results.get("metadata", {}).get(article.capture_id) or {}
+    headings = (wiki.results.get("headings", {}).get(article.capture_id) or {}).get("headings", [])
+    references = (wiki.results.get("citations", {}).get(article.capture_id) or {}).get("references", [])
+    apply = wiki.options.get("autolink") == "apply"
+    mentions = (wiki.results.get("mentions", {}).get(article.capture_id) or {}) if apply else {}
+    return {
+        "page": {
+            "lang": meta.get("lang", article.lang), "default_language": wiki.options["default_language"],
+            "raw_html": bool(wiki.options.get("raw_html")), "base_url": _base(wiki.options.get("base_url")),
+        },
+        "links": _render_links(wiki, article.capture_id),
+        "toc": [{"level": h["level"], "text": h["text"], "id": h["id"]} for h in headings if h["level"] in TOC_LEVELS],
+        "references": [{"id": r["id"], "text": r["text"], "url": r["url"]} for r in references if r["source"] != "list"],
+        "suggestions": mentions.get("suggestions", []),
+        "embeds": _embeds(article, wiki),
+    }  # fmt: skip
+
+
+def _base(url: str | None) -> str:
+    url = (url or "/").strip()
+    return url if url.endswith("/") else f"{url}/"
+
+
+def _render_links(wiki: Wiki, capture_id: int) -> list[dict]:
+    links = (wiki.results.get("wikilinks", {}).get(capture_id) or {}).get("links", [])
+    return [{name: link.get(name) for name in RENDER_FIELDS} for link in links]
+
+
+def _embeds(article: Article, wiki: Wiki) -> dict:
+    """The articles embedded from this one (up to EMBED_DEPTH deep): embed target -> path, path -> body and links."""
+    by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
+    targets: dict[str, str] = {}
+    bodies: dict[str, dict] = {}
+    frontier = [article.capture_id]
+    for _ in range(EMBED_DEPTH):
+        following = []
+        for capture_id in frontier:
+            for link in (wiki.results.get("wikilinks", {}).get(capture_id) or {}).get("links", []):
+                target = by_path.get(link.get("target_path") or "")
+                if not link["embed"] or target is None:
+                    continue
+                targets.setdefault(link["target"], target.path)
+                if target.path not in bodies and target.path != article.path:
+                    links = _render_links(wiki, target.capture_id)
+                    bodies[target.path] = {"body": target.body, "body_line": target.body_line, "links": links}
+                    following.append(target.capture_id)
+        frontier = following
+    return {"targets": targets, "bodies": bodies}
+
+
+def run(article: Article, inputs: dict) -> dict:
+    page = inputs["page"]
+    md = make_parser(raw_html=page["raw_html"], base_url=page["base_url"], default_language=page["default_language"])
+    body, links = article.body, link_env(inputs["links"], article.body_line)
+    if inputs["suggestions"]:
+        body, links = with_mentions(body, links, inputs["suggestions"], article.body_line)
+    body += definitions(inputs["references"], body)
+    env = {"wikilinks": links, "lang": page["lang"]}
+    html = render_with_embeds(md, body, env, _fetcher(article.path, inputs["embeds"]), EMBED_DEPTH, article.path)
+    html, references_html = split_footnotes(html)
+    return {"html": html, "references_html": references_html, "toc": inputs["toc"], "diagnostics": []}
+
+
+def _fetcher(own_path: str, embeds: dict):
+    """`fetch_body` for `render_with_embeds`: each embedded body with its own links and its own footnotes."""
+    count = 0
+
+    def fetch(meta: dict) -> Embedded | None:
+        nonlocal count
+        path = embeds["targets"].get(meta["target"])
+        if path == own_path:
+            return Embedded(own_path, "", {})  # a page embedding itself: render_with_embeds notes the cycle
+        found = embeds["bodies"].get(path)
+        if found is None:
+            return None
+        count += 1
+        env = {"wikilinks": link_env(found["links"], found["body_line"]), "footnotes": {}, "docId": f"embed{count}"}
+        return Embedded(path, found["body"], env)
+
+    return fetch
+
+
+def definitions(references: list[dict], body: str) -> str:
+    """Footnote definitions for references the body cites as `[^id]` but does not define itself."""
+    lines = []
+    for ref in references:
+        if re.search(rf"^\[\^{re.escape(ref['id'])}\]:", body, re.MULTILINE):
+            continue
+        text = " ".join(ref["text"].split())
+        lines.append(f"[^{ref['id']}]: {text}" + (f" <{ref['url']}>" if ref["url"] else ""))
+    return "\n\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def split_footnotes(html: str) -> tuple[str, str]:
+    """The body's own footnotes section (always last, after any embed) apart from the body."""
+    if not html.endswith("</section>\n"):
+        return html, ""
+    matches = list(FOOTNOTES_SEP.finditer(html))
+    if not matches:
+        return html, ""
+    last = matches[-1]
+    return html[: last.start()], html[last.end() :]
+
+
+def with_mentions(body: str, links: dict, suggestions: list[dict], body_line: int) -> tuple[str, dict]:
+    """The body with mentions linked (`autolink: apply`), and the link table moved to match the new columns."""
+    lines = body.split("\n")
+    placed = [s for s in suggestions if _in_place(lines, s, body_line)]
+    shifts: dict[int, list[tuple[int, int]]] = {}  # body line -> (column, growth) of each replacement
+    for s in placed:
+        growth = len(s["replacement"]) - (s["end_col"] - s["col"])
+        shifts.setdefault(s["line"] - body_line + 1, []).append((s["col"], growth))
+
+    def moved(line: int, col: int) -> int:
+        return col + sum(growth for start, growth in shifts.get(line, ()) if start < col)
+
+    table = {(line, moved(line, col)): entry for (line, col), entry in links.items()}
+    for s in placed:
+        line = s["line"] - body_line + 1
+        table[(line, moved(line, s["col"]))] = {"status": "ok", "url": s["target_url"], "target_lang": None}
+    return apply_suggestions(body, placed, body_line), table
+
+
+def _in_place(lines: list[str], suggestion: dict, body_line: int) -> bool:
+    number = suggestion["line"] - body_line
+    start, end = suggestion["col"] - 1, suggestion["end_col"] - 1
+    return 0 <= number < len(lines) and lines[number][start:end] == suggestion["mention"]

@@ -1,0 +1,68 @@
+"""The html pass: Markdown to the HTML of a page, from the other passes' results."""
+
+from __future__ import annotations
+
+from pipeline.inline import run_inline
+from pipeline.passes.html import definitions, split_footnotes
+
+
+def html_of(files, path="a.md", **options):
+    return run_inline(files, options=options)["html"][path]
+
+
+def test_links_render_from_the_wikilinks_resolution_with_base_url():
+    out = html_of({"a.md": "---\ntitle: A\n---\n\n[[B]] and [[Nope]]\n", "b.md": "---\ntitle: B\n---\n\nB\n"},
+                  base_url="/docs")  # fmt: skip
+    assert '<a href="/docs/b/" class="wikilink">B</a>' in out["html"]
+    assert '<a href="/docs/special/wanted/#wanted-nope" class="new"' in out["html"]
+
+
+def test_raw_html_is_escaped_unless_allowed():
+    files = {"a.md": "---\ntitle: A\n---\n\n<div onclick=x>hi</div>\n\nText <i>x</i>\n"}
+    assert "<div" not in html_of(files)["html"] and "&lt;div onclick=x&gt;" in html_of(files)["html"]
+    assert "<div onclick=x>hi</div>" in html_of(files, raw_html=True)["html"]
+
+
+def test_tables_task_lists_footnotes_and_heading_anchors():
+    body = "## Intro {#start}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\nNote.[^n]\n\n[^n]: the note\n"
+    out = html_of({"a.md": "---\ntitle: A\n---\n\n" + body})
+    assert '<h2 id="start">Intro</h2>' in out["html"] and "<table>" in out["html"]
+    assert 'type="checkbox"' in out["html"] and 'href="#fn1"' in out["html"]
+    assert "the note" in out["references_html"] and "the note" not in out["html"]
+    assert out["toc"] == [{"level": 2, "text": "Intro", "id": "start"}]
+
+
+def test_frontmatter_references_become_the_cited_footnotes():
+    text = "---\ntitle: A\nreferences:\n  - id: 1\n    text: A book\n    url: https://e.org/b\n---\n\nSaid.[^1]\n"
+    out = html_of({"a.md": text})
+    assert 'href="#fn1"' in out["html"]
+    assert "A book" in out["references_html"] and 'href="https://e.org/b"' in out["references_html"]
+
+
+def test_embeds_are_rendered_and_cycles_stop():
+    files = {
+        "a.md": "---\ntitle: A\n---\n\nBefore\n\n![[b]]\n",
+        "b.md": "---\ntitle: B\n---\n\nB says [[a]].\n\n![[a]]\n",
+    }
+    out = html_of(files)
+    assert '<div class="embed" data-target="b">' in out["html"]
+    assert '<a href="/a/" class="wikilink">a</a>' in out["html"]
+    assert "already embedded above" in out["html"]
+
+
+def test_apply_mode_links_mentions_and_keeps_later_links_in_place():
+    files = {
+        "a.md": "---\ntitle: A\n---\n\nRead about Gamma here and [[b]] too.\n",
+        "b.md": "---\ntitle: B\n---\n\nB.\n",
+        "g.md": "---\ntitle: Gamma\n---\n\nG.\n",
+    }
+    applied = html_of(files, autolink="apply")["html"]
+    assert '<a href="/g/" class="wikilink">Gamma</a>' in applied
+    assert '<a href="/b/" class="wikilink">b</a>' in applied  # shifted by the mention, still resolved
+    assert 'href="/g/"' not in html_of(files)["html"]  # suggest mode changes nothing
+
+
+def test_definitions_skip_references_the_body_defines_and_split_finds_the_last_section():
+    refs = [{"id": "1", "text": "One", "url": None}, {"id": "2", "text": "Two\nlines", "url": "https://x"}]
+    assert definitions(refs, "[^1]: mine\n") == "\n\n[^2]: Two lines <https://x>\n"
+    assert split_footnotes("<p>x</p>\n") == ("<p>x</p>\n", "")

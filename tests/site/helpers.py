@@ -1,0 +1,47 @@
+"""Helpers for site tests: build a tiny wiki for real and read its output."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import build
+
+# Two pairs (en/es), categories, a red link, an alias, a redirect, references and a malicious title.
+SITE = {
+    "alpha.md": (
+        "---\ntitle: Alpha\nshort_description: The first page.\ncategory: guides\npaired_with: alpha.es.md\n"
+        "aliases: [First page]\nreferences:\n  - id: 1\n    text: A book\n    url: https://example.org/book\n---\n\n"
+        "Alpha links to [[beta]] and to [[missing page]].[^1]\n\n## Setup\n\nText.\n\n## Usage\n\nMore.\n"
+    ),
+    "alpha.es.md": (
+        "---\ntitle: Alfa\ncategory: guides\npaired_with: alpha.md\nsource_revision: abcdef1\n---\n\n"
+        "Alfa enlaza [[beta]] y [[falta]].\n"
+    ),
+    "beta.md": "---\ntitle: Beta\ncategories: [guides, extras]\n---\n\nBeta links back to [[alpha]].\n\n## Part\n\nBody.\n",
+    "evil.md": '---\ntitle: "<script>alert(1)</script>"\n---\n\nEvil <b>bold</b> body.\n',
+    "categories.yaml": (
+        "categories:\n  - id: guides\n    name: Guides & Tutorials\n    scope: How to do things.\n    order: 1\n"
+        "  - id: empty\n    name: Empty One\n    order: 2\n"
+    ),
+    "redirects.yaml": "redirects:\n  - from: /old/alpha\n    to: /alpha\n  - from: /alpha\n    to: /beta\n",
+}
+
+
+def build_site(config, **options):
+    """Build `config` (search off unless asked) and return the report."""
+    config = dataclasses.replace(config, **{"search": False, **options})
+    return build(config, workers=1, site=True)
+
+
+def read(out: Path, rel: str) -> str:
+    return (out / rel).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def site(make_wiki):
+    """The SITE wiki, built; returns (config, report)."""
+    config = make_wiki(SITE)
+    return config, build_site(config)

@@ -1,0 +1,57 @@
+"""Incremental output: exactly the files whose bytes change are rewritten; deleted articles' output goes."""
+
+from __future__ import annotations
+
+from tests.conftest import folder_hashes
+from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
+
+
+def test_editing_one_body_rewrites_only_the_pages_that_change(site):
+    config, first = site
+    assert first.site.unchanged == 0 and len(first.site.written) == first.site.files
+    before = folder_hashes(config.out_dir)
+    edited = SITE["beta.md"].replace("Body.", "A longer body.")
+    (config.content_dir / "beta.md").write_text(edited, encoding="utf-8")
+    second = build_site(config)
+    # Beta's page (body, capture hash, last updated), its history (a new revision), and the English
+    # recent changes, which the English home page also shows. Alpha links to Beta, but nothing it
+    # shows of Beta changed. The sitemap's lastmod is a day, so it changes only across midnight.
+    expected = {
+        "beta/index.html", "beta/history/index.html", "special/recent/index.html", "index.html",
+    }  # fmt: skip
+    assert set(second.site.written) - {"sitemap.xml"} == expected
+    after = folder_hashes(config.out_dir)
+    assert {rel for rel in after if after[rel] != before.get(rel)} == set(second.site.written)
+    assert second.site.unchanged == second.site.files - len(expected) - ("sitemap.xml" in second.site.written)
+    assert "A longer body." in read(config.out_dir, "beta/index.html")
+
+
+def test_a_rebuild_with_no_change_writes_nothing(site):
+    config, _ = site
+    stamps = {p: p.stat().st_mtime_ns for p in config.out_dir.rglob("*") if p.is_file()}
+    again = build_site(config)
+    assert again.site.written == [] and again.site.removed == []
+    assert {p: p.stat().st_mtime_ns for p in config.out_dir.rglob("*") if p.is_file()} == stamps
+
+
+def test_a_deleted_article_loses_its_output_and_nothing_else_is_touched(site):
+    config, _ = site
+    (config.out_dir / "CNAME").write_text("wiki.example.org\n", encoding="utf-8")  # not ours: must stay
+    (config.content_dir / "evil.md").unlink()
+    report = build_site(config)
+    assert set(report.site.removed) == {"evil/index.html", "evil/history/index.html"}
+    assert not (config.out_dir / "evil").exists()
+    assert (config.out_dir / "CNAME").read_text(encoding="utf-8") == "wiki.example.org\n"
+    recent = read(config.out_dir, "special/recent/index.html")
+    assert "deleted" in recent and "evil.md" in recent
+
+
+def test_another_output_folder_never_loses_files_to_an_old_manifest(site, tmp_path):
+    import dataclasses
+
+    config, _ = site
+    other = dataclasses.replace(config, out_dir=tmp_path / "elsewhere")
+    (other.out_dir / "keep").mkdir(parents=True)
+    (other.out_dir / "keep" / "index.html").write_text("mine", encoding="utf-8")
+    report = build_site(other)
+    assert report.site.removed == [] and (other.out_dir / "keep" / "index.html").read_text() == "mine"

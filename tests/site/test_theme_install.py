@@ -1,0 +1,35 @@
+"""The built-in theme ships in the package (`templates/` installed as `pipeline.theme`)."""
+
+from __future__ import annotations
+
+import tomllib
+
+from pipeline.site.theme import assets, builtin_root, environment
+from tests.conftest import REPO
+
+TEMPLATES = ("base.html", "nav.html", "article.html", "home.html", "category.html", "categories.html", "all.html",
+             "wanted.html", "recent.html", "history.html", "redirect.html", "404.html", "sitemap.xml", "robots.txt")  # fmt: skip
+
+
+def test_every_package_folder_is_listed_in_pyproject():
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {
+        ".".join(path.parent.relative_to(REPO).parts)
+        for path in (REPO / "pipeline").rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    assert folders <= set(config["packages"]), "add new packages to [tool.setuptools] packages"
+    assert config["package-dir"]["pipeline.theme"] == "templates"
+
+
+def test_the_builtin_theme_has_every_template_and_asset():
+    root = builtin_root()
+    for name in TEMPLATES:
+        assert root.joinpath(name).is_file(), name
+    assert {"assets/wiki.css", "assets/search.js"} <= set(assets(None))
+
+
+def test_templates_autoescape_content():
+    env = environment(None, "/")
+    html = env.from_string("<p>{{ value }}</p>").render(value="<script>")
+    assert html == "<p>&lt;script&gt;</p>"
