@@ -94,55 +94,56 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
     A job whose claim token no longer matches (its lease expired and it was
     recovered) is rejected: nothing of it is written except the attempt.
     """
-    accepted, rejected = [], []
     with write(conn):
-        for outcome in outcomes:
-            if _finish_one(conn, outcome, now, backoff):
-                accepted.append(outcome.job.id)
-            else:
-                rejected.append(outcome.job.id)
-    return accepted, rejected
-
-
-def _finish_one(conn: sqlite3.Connection, outcome: Outcome, now: float, backoff: Backoff) -> bool:
-    job = outcome.job
-    fence = {"id": job.id, "token": job.claim_token, "now": now}
-    if outcome.error is None:
-        cursor = conn.execute(
-            """UPDATE processing_jobs SET status = 'done', finished_at = :now, claim_token = NULL,
-                   lease_expires_at = NULL, last_error = NULL, error_kind = NULL, next_retry_at = NULL
-               WHERE id = :id AND claim_token = :token AND status = 'processing'""",
-            fence,
-        )
-    else:
-        cursor = conn.execute(
-            """UPDATE processing_jobs SET status = 'failed', finished_at = :now, claim_token = NULL,
-                   lease_expires_at = NULL, last_error = :error, error_kind = :kind,
-                   next_retry_at = CASE WHEN :kind = 'retryable' AND attempts < max_attempts
-                                        THEN :now + :delay END
-               WHERE id = :id AND claim_token = :token AND status = 'processing'""",
-            {**fence, "error": outcome.error, "kind": outcome.error_kind, "delay": backoff.delay(job.attempt)},
-        )
-    accepted = cursor.rowcount == 1
-    if accepted and outcome.error is None:
-        conn.execute(
+        fenced = _fence_done(conn, [o for o in outcomes if o.error is None], now)
+        fenced |= {o.job.id for o in outcomes if o.error is not None and _fence_failed(conn, o, now, backoff)}
+        accepted = [o for o in outcomes if o.job.id in fenced]
+        rejected = [o for o in outcomes if o.job.id not in fenced]
+        conn.executemany(
             """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
                    input_fingerprint, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-            (job.id, job.capture_id, job.pass_name, job.pass_version, outcome.contract_version,
-             job.input_fingerprint, outcome.output_json, now),
+            [(o.job.id, o.job.capture_id, o.job.pass_name, o.job.pass_version, o.contract_version,
+              o.job.input_fingerprint, o.output_json, now) for o in accepted if o.error is None],
         )  # fmt: skip
-    attempted = "done" if outcome.error is None else "failed"
-    if accepted:
-        conn.execute(
+        conn.executemany(
             "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
-            (now, attempted, outcome.error, outcome.error_kind if outcome.error else None, job.claim_token),
+            [(now, _attempted(o), o.error, o.error_kind if o.error else None, o.job.claim_token) for o in accepted],
         )
-    else:
-        conn.execute(
+        conn.executemany(
             "INSERT INTO rejected_completions (job_id, claim_token, attempted, error, at) VALUES (?, ?, ?, ?, ?)",
-            (job.id, job.claim_token, attempted, outcome.error, now),
+            [(o.job.id, o.job.claim_token, _attempted(o), o.error, now) for o in rejected],
         )
-    return accepted
+    return [o.job.id for o in accepted], [o.job.id for o in rejected]
+
+
+def _attempted(outcome: Outcome) -> str:
+    return "done" if outcome.error is None else "failed"
+
+
+def _fence_done(conn: sqlite3.Connection, outcomes: list[Outcome], now: float) -> set[int]:
+    """Mark done, in one statement, the jobs whose claim token still matches; return their ids."""
+    if not outcomes:
+        return set()
+    tokens = [o.job.claim_token for o in outcomes]
+    rows = conn.execute(
+        f"""UPDATE processing_jobs SET status = 'done', finished_at = ?, claim_token = NULL,
+                lease_expires_at = NULL, last_error = NULL, error_kind = NULL, next_retry_at = NULL
+            WHERE status = 'processing' AND claim_token IN ({','.join('?' * len(tokens))}) RETURNING id""",
+        [now, *tokens],
+    )
+    return {row[0] for row in rows}
+
+
+def _fence_failed(conn: sqlite3.Connection, outcome: Outcome, now: float, backoff: Backoff) -> bool:
+    cursor = conn.execute(
+        """UPDATE processing_jobs SET status = 'failed', finished_at = :now, claim_token = NULL,
+               lease_expires_at = NULL, last_error = :error, error_kind = :kind,
+               next_retry_at = CASE WHEN :kind = 'retryable' AND attempts < max_attempts THEN :now + :delay END
+           WHERE id = :id AND claim_token = :token AND status = 'processing'""",
+        {"id": outcome.job.id, "token": outcome.job.claim_token, "now": now, "error": outcome.error,
+         "kind": outcome.error_kind, "delay": backoff.delay(outcome.job.attempt)},
+    )  # fmt: skip
+    return cursor.rowcount == 1
 
 
 def recover_stale(conn: sqlite3.Connection, *, now: float, stale_after: float | None = None) -> list[int]:
