@@ -89,3 +89,11 @@ try:
     settings.load_profile("pipeline")
 except ImportError:  # pragma: no cover
     pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _run_in_a_temp_dir(tmp_path_factory):
+    """Tests run in a temp dir, so the repo's wiki.yaml and folders are never read or written."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path_factory.mktemp("cwd"))
+        yield

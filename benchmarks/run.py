@@ -1,0 +1,141 @@
+"""Time pipeline side by side with Hugo and MkDocs on one synthetic wiki.
+
+    python benchmarks/run.py [--sizes 1000 10000] [--workdir DIR] [--no-hugo] [--no-mkdocs]
+
+For each size it generates a wiki (benchmarks/generate.py) and times, in one
+run: a cold build, a rebuild with no change, a rebuild after editing one
+article's body, after changing one title, and after adding one article. It
+reports wall time, CPU time, peak RSS, pages rewritten, and jobs run and
+reused. When `hugo` (Debian package) and `mkdocs` with the Material theme are
+installed, it builds the same English articles with them, the same way, and
+prints ratios. Never run by CI: timing goals live here, not in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of  # noqa: E402
+
+SCENARIOS = ("cold", "no-change", "edit-body", "edit-title", "add-article")
+SUMMARY = re.compile(r"pages (\d+) written.*jobs (\d+) run, (\d+) reused")
+
+
+@dataclass
+class Timing:
+    wall: float
+    cpu: float
+    rss_mb: float
+    pages: int | None = None
+    jobs_run: int | None = None
+    jobs_reused: int | None = None
+
+
+@dataclass
+class Tool:
+    """How to build one corpus with one tool, and where its sources live."""
+
+    name: str
+    command: list[str]
+    sources: Path  # where an article's English file lives, for the edits
+    cwd: Path
+    results: dict[str, Timing] = field(default_factory=dict)
+
+
+def timed(command: list[str], cwd: Path) -> tuple[Timing, str]:
+    """Run `command`, returning wall and CPU time and the peak RSS of its process tree."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)} failed:\n{output[-2000:]}")
+    timing = Timing(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    match = SUMMARY.search(output)
+    if match:
+        timing.pages, timing.jobs_run, timing.jobs_reused = map(int, match.groups())
+    return timing, output
+
+
+def edit(tool: Tool, scenario: str, shape: Shape) -> None:
+    """Apply one scenario's change to the tool's copy of the sources."""
+    target = tool.sources / path_of(7)
+    if scenario == "edit-body":
+        target.write_text(target.read_text(encoding="utf-8") + "\nOne more sentence about the build.\n", encoding="utf-8")
+    elif scenario == "edit-title":
+        text = target.read_text(encoding="utf-8")
+        target.write_text(re.sub(r'^title: ".*"$', 'title: "A Renamed Topic"', text, count=1, flags=re.M), encoding="utf-8")
+    elif scenario == "add-article":
+        new = tool.sources / path_of(shape.articles)
+        new.write_text(article_text(shape.articles, shape), encoding="utf-8")
+
+
+def tools_for(root: Path, wiki: Path, hugo: bool, mkdocs: bool) -> list[Tool]:
+    python = sys.executable
+    tools = [
+        Tool("pipeline", [python, "-m", "pipeline", "build", "--content", str(wiki), "--state", str(root / "state"),
+                          "--out", str(root / "site")], wiki, root),
+    ]  # fmt: skip
+    if hugo and shutil.which("hugo"):
+        hugo_tree(wiki, root / "hugo")
+        tools.append(Tool("hugo", ["hugo", "--quiet", "-d", str(root / "hugo-out")], root / "hugo" / "content", root / "hugo"))
+    if mkdocs and shutil.which("mkdocs"):
+        mkdocs_tree(wiki, root / "mkdocs")
+        tools.append(Tool("mkdocs", ["mkdocs", "build", "-q", "-d", str(root / "mkdocs-out")], root / "mkdocs" / "docs",
+                          root / "mkdocs"))  # fmt: skip
+    return tools
+
+
+def run_size(articles: int, workdir: Path, hugo: bool, mkdocs: bool) -> list[Tool]:
+    shape = Shape(articles=articles)
+    root = workdir / f"n{articles}"
+    shutil.rmtree(root, ignore_errors=True)
+    wiki = root / "wiki"
+    files = generate(wiki, shape)
+    print(f"\n== {articles} articles ({files} files) ==")
+    tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000)
+    for scenario in SCENARIOS:
+        for tool in tools:
+            edit(tool, scenario, shape)
+            tool.results[scenario], _ = timed(tool.command, tool.cwd)
+    return tools
+
+
+def report(tools: list[Tool]) -> None:
+    head = f"{'tool':10} {'scenario':12} {'wall s':>8} {'cpu s':>8} {'rss MB':>8} {'pages':>7} {'jobs run':>9} {'reused':>7}"
+    print(head)
+    for tool in tools:
+        for scenario, t in tool.results.items():
+            extra = f"{t.pages:>7} {t.jobs_run:>9} {t.jobs_reused:>7}" if t.pages is not None else ""
+            print(f"{tool.name:10} {scenario:12} {t.wall:8.2f} {t.cpu:8.2f} {t.rss_mb:8.0f} {extra}")
+    ours = tools[0].results
+    for other in tools[1:]:
+        for scenario in SCENARIOS:
+            ratio = ours[scenario].wall / other.results[scenario].wall
+            print(f"pipeline / {other.name} {scenario}: {ratio:.2f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/pipeline-bench"))
+    parser.add_argument("--no-hugo", action="store_true")
+    parser.add_argument("--no-mkdocs", action="store_true")
+    args = parser.parse_args(argv)
+    for size in args.sizes:
+        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""`pipeline serve` as a command: builds, prints a loopback URL, serves the site, stops cleanly on Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+from conftest import write_files
+
+DEADLINE = 60.0
+
+
+def first_url(process: subprocess.Popen) -> str:
+    """The URL `serve` prints once the first build is done (bounded: it must come)."""
+    deadline, out, found = time.monotonic() + DEADLINE, b"", None
+    fd = process.stdout.fileno()
+    while time.monotonic() < deadline and select.select([fd], [], [], deadline - time.monotonic())[0]:
+        chunk = os.read(fd, 4096)  # unbuffered: a buffered readline could hide a line from select
+        out += chunk
+        found = re.search(rb"^Serving (http://\S+)", out, re.MULTILINE)
+        if found or not chunk:
+            break
+    assert found, f"no URL printed: {out.decode()}"
+    return found.group(1).decode()
+
+
+def test_serve_builds_prints_the_url_and_stops_on_ctrl_c(tmp_path):
+    write_files(tmp_path / "content", {"index.md": "---\ntitle: Home\n---\n\nHello from serve.\n"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "serve", "--content", "content", "--state", "state", "--out", "out",
+         "--port", "0", "--no-watch", "--workers", "1", "--base-url", "/docs/"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        url = first_url(process)
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/docs/")
+        with urllib.request.urlopen(url, timeout=DEADLINE) as response:
+            page = response.read().decode()
+        assert "Hello from serve." in page and "data-pipeline-serve" in page
+        assert "data-pipeline-serve" not in (tmp_path / "out" / "index.html").read_text()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=DEADLINE) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
