@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
 from pipeline.config import Config
 from pipeline.console import SILENT, Progress
-from pipeline.facts import capture_log, gather
+from pipeline.diagnostics import Diagnostic, collect
+from pipeline.facts import Facts, capture_log, gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.errors import UserError
-from pipeline.site import SiteReport, render_site
+from pipeline.site import SiteReport, render_site, site_intact
+from pipeline.site.theme import theme_digest
+from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
 from pipeline.store import open_store
 from pipeline.worker import WorkerReport, run_workers
 
@@ -34,6 +37,8 @@ class ProcessReport:
     wiki: Wiki | None = None
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    skipped: bool = False  # nothing the build reads had changed since the last complete one
 
 
 @dataclass
@@ -78,12 +83,13 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
 
 
 def process(
-    conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT
+    conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT,
+    gathered: Facts | None = None,
 ) -> ProcessReport:
     """Plan and drain every round for the current captures."""
     report = ProcessReport()
     articles = load_articles(conn, current_capture_ids(conn))
-    gathered = gather(conn, config.content_dir)
+    gathered = gathered or gather(conn, config.content_dir)
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     for round_specs in rounds(specs):
@@ -99,6 +105,7 @@ def process(
         wiki.results.update(load_results(conn, plan))
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
+    report.diagnostics = collect(wiki, report.problems, report.failures)
     return report
 
 
@@ -110,17 +117,43 @@ def render(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wiki
 
 
 def build(
-    config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT
+    config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True
 ) -> BuildReport:
-    """capture -> plan -> work, for every round -> render (with `site`); returns what happened."""
+    """capture -> plan -> work, for every round -> render (with `site`) -> report.
+
+    When nothing the build reads changed since the last complete build of the
+    same kind, planning, work and rendering are skipped (`reuse=False` forces them).
+    """
     started = time.perf_counter()
     specs = passes_for(config)
+    kind = "build" if site else "check"
     conn = open_store(config.state_db)
     try:
         captured = capture_content(conn, config)
-        processed = process(conn, config, specs, worker_count(config, workers), progress)
+        gathered = gather(conn, config.content_dir)
+        stamp = build_stamp(conn, config, specs, gathered, site)
+        last = load_last(config, kind) if reuse else None
+        if last and last.stamp == stamp and (not site or site_intact(config)):
+            processed = ProcessReport(reused=last.jobs, diagnostics=last.diagnostics, skipped=True)
+            rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
+            return BuildReport(captured, processed, time.perf_counter() - started, rendered)
+        save_last(config, kind, None)
+        processed = process(conn, config, specs, worker_count(config, workers), progress, gathered)
         rendered = render(conn, config, specs, processed.wiki, progress) if site else None
+        if not processed.failures:
+            counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
+            jobs = len(processed.created_jobs) + processed.reused
+            save_last(config, kind, LastBuild(stamp, jobs, processed.diagnostics, counts))
     finally:
         progress.close()
         conn.close()
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
+
+
+def build_stamp(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], gathered: Facts, site: bool) -> str:
+    settings = {}
+    if site:
+        settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name, "base_url": config.base_url,
+                    "search": config.search, "theme": theme_digest(config.templates_dir)}  # fmt: skip
+    options = wiki_options(config)
+    return stamp_of(current_capture_ids(conn), specs, options, gathered.data, gathered.facts, settings)

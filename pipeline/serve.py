@@ -104,7 +104,8 @@ def content_type(path: Path) -> str:
     if path.suffix in (".html", ".htm"):
         return HTML
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    return f"{kind}; charset=utf-8" if kind.startswith("text/") or kind.endswith(("javascript", "json", "xml")) else kind
+    textual = kind.startswith("text/") or kind.endswith(("javascript", "json", "xml"))
+    return f"{kind}; charset=utf-8" if textual else kind
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -13,6 +13,7 @@ import pytest
 from conftest import folder_hashes
 from pipeline.build import build
 from pipeline.cli import build_parser
+from pipeline.config import load_config
 from pipeline.serve import EVENTS, PreviewServer, Rebuilder, watch
 
 SITE = {
@@ -199,6 +200,38 @@ def test_the_watcher_rebuilds_after_a_content_edit(server, wiki, tmp_path):
         events.close()
         watcher.join(DEADLINE)
     assert not watcher.is_alive()
+
+
+def test_the_watcher_follows_the_config_file_and_the_templates(wiki, tmp_path):
+    config_file, theme = tmp_path / "wiki.yaml", tmp_path / "theme"
+    theme.mkdir()
+    config_file.write_text(f"site_name: Before\ntemplates_dir: {theme}\nsearch: false\n")
+
+    def load():
+        return load_config(config_file, content=wiki.content_dir, out=wiki.out_dir, state=wiki.state_dir)
+
+    build_site(load())
+    server = start(load())
+    rebuilder = Rebuilder(load, build_site, server.reloads)
+    stop, ready = threading.Event(), threading.Event()
+    watcher = threading.Thread(target=watch, args=(rebuilder, stop, config_file, ready), daemon=True)
+    watcher.start()
+    events = Events(server)
+    try:
+        assert ready.wait(DEADLINE)
+        config_file.write_text(f"site_name: After\ntemplates_dir: {theme}\nsearch: false\n")
+        events.until("event: reload")
+        assert b"<title>Gardening \xc2\xb7 After</title>" in get(server, "/gardening/")[2]
+        ready.clear()  # a changed config file restarts the watch: wait until the new one is in place
+        assert ready.wait(DEADLINE)
+        (theme / "404.html").write_text("<!doctype html><body><p>Lost in the {{ site_name }} garden.</p></body>")
+        events.until("event: reload")
+        assert b"Lost in the After garden." in get(server, "/nowhere/")[2]
+    finally:
+        stop.set()
+        events.close()
+        watcher.join(DEADLINE)
+        server.close()
 
 
 def test_a_site_under_a_sub_path(make_wiki):

@@ -6,7 +6,7 @@ import sys
 
 from pipeline.build import build
 from pipeline.commands.options import add_state, config_from
-from pipeline.diagnostics import FORMATS, collect, default_format, emit, exit_status, summary
+from pipeline.diagnostics import FORMATS, default_format, emit, exit_status, summary
 
 
 def register(subparsers) -> None:
@@ -26,7 +26,7 @@ def add_check_options(parser) -> None:
 
 def report_diagnostics(args, config, processed) -> int:
     """Print the diagnostics of a processed wiki; return the exit status."""
-    diagnostics = collect(processed.wiki, processed.problems, processed.failures)
+    diagnostics = processed.diagnostics
     shown = diagnostics if args.info else [d for d in diagnostics if d.severity != "info"]
     emit(shown, args.format or default_format(), config.content_dir)
     print(summary(diagnostics), file=sys.stderr)

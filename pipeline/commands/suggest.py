@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     config = config_from(args)
     wanted = [content_relative(Path(p), config.content_dir) for p in args.paths]
-    wiki = build(config, workers=args.workers).process.wiki
+    wiki = build(config, workers=args.workers, reuse=False).process.wiki
     results = wiki.results.get("mentions", {})
     chosen = [a for a in sorted(wiki.articles, key=lambda a: a.path) if _chosen(a.path, wanted)]
     if wanted and not chosen:

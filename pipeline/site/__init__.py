@@ -14,10 +14,10 @@ from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
 from pipeline.site.model import build_model
-from pipeline.site.render import Settings, render_files
+from pipeline.site.render import Previous, Settings, render_files
 from pipeline.site.search import has_index, index_site
-from pipeline.site.theme import environment
-from pipeline.site.writer import write_files
+from pipeline.site.theme import environment, theme_digest
+from pipeline.site.writer import previous_files, previous_keys, write_files
 
 MANIFEST = "site-manifest.json"
 
@@ -49,8 +49,13 @@ def render_site(
     model = build_model(wiki, log, versions)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     env = environment(config.templates_dir, settings.base_url)
-    rendered = render_files(model, settings, env, tick or (lambda n: None))
-    written = write_files(rendered.files, config.out_dir, config.state_dir / MANIFEST)
+    manifest = config.state_dir / MANIFEST
+    previous = Previous(
+        previous_keys(manifest, config.out_dir), lambda rel: (config.out_dir / rel).is_file(),
+        theme_digest(config.templates_dir),
+    )  # fmt: skip
+    rendered = render_files(model, settings, env, tick or (lambda n: None), previous)
+    written = write_files(rendered.files, config.out_dir, manifest, rendered.keys)
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(rendered.files), written=written.written,
         unchanged=written.unchanged, removed=written.removed, conflicts=model.conflicts,
@@ -60,3 +65,9 @@ def render_site(
         report.indexed = warning is None
         report.warnings += [warning] if warning else []
     return report
+
+
+def site_intact(config: Config) -> bool:
+    """Every file the last build wrote into the output folder is still there."""
+    files = previous_files(config.state_dir / MANIFEST, config.out_dir)
+    return bool(files) and all((config.out_dir / rel).is_file() for rel in files)

@@ -8,6 +8,7 @@ and handed to every page as Markup. Nothing here touches the disk.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -52,19 +53,40 @@ def page_file(url: str) -> str:
 
 @dataclass
 class Rendered:
-    files: dict[str, bytes]  # path relative to the output folder -> bytes
+    files: dict[str, bytes | None]  # path relative to the output folder -> bytes; None: keep the file there
     pages: int  # HTML pages (articles, histories, wiki pages, 404)
     redirects: int
+    keys: dict[str, str] = field(default_factory=dict)  # article and history page file -> digest of its inputs
 
 
-def render_files(model: Model, settings: Settings, env: Environment, tick: Callable[[int], None] = lambda n: None):
-    """Every file of the site."""
+@dataclass(frozen=True)
+class Previous:
+    """What the last build rendered: page file -> digest of its inputs, and which files are still there."""
+
+    keys: dict[str, str] = field(default_factory=dict)
+    exists: Callable[[str], bool] = lambda rel: False
+    salt: str = ""  # the theme's digest: a changed template re-renders every page
+
+
+def render_files(
+    model: Model, settings: Settings, env: Environment, tick: Callable[[int], None] = lambda n: None,
+    previous: Previous = Previous(),
+) -> Rendered:
+    """Every file of the site; article and history pages whose inputs are unchanged are not rendered again."""
     planned = plan_pages(model)
     _alternates(planned, model.default_language)
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
-    files: dict[str, bytes] = {}
+    files: dict[str, bytes | None] = {}
+    keys: dict[str, str] = {}
     for page in planned:
-        files[page_file(page.url)] = _render(env, settings, page, navs[page.lang])
+        rel = page_file(page.url)
+        if page.key[0] in ("article", "history"):
+            keys[rel] = _digest(page, settings, navs[page.lang], previous.salt)
+            if previous.keys.get(rel) == keys[rel] and previous.exists(rel):
+                files[rel] = None
+                tick(1)
+                continue
+        files[rel] = _render(env, settings, page, navs[page.lang])
         tick(1)
     taken = {page.url for page in planned}
     redirects = wiki_pages.redirects(model, taken)
@@ -77,7 +99,13 @@ def render_files(model: Model, settings: Settings, env: Environment, tick: Calla
     files["sitemap.xml"] = env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode()
     files["robots.txt"] = env.get_template("robots.txt").render().encode()
     files.update(assets(settings.templates_dir))
-    return Rendered(files, len(planned) + 1, len(redirects))
+    return Rendered(files, len(planned) + 1, len(redirects), keys)
+
+
+def _digest(page: Planned, settings: Settings, nav: Markup, salt: str) -> str:
+    """Everything an article or history page is rendered from (dataclass reprs are deterministic)."""
+    material = repr((page.template, page.title, page.url, page.lang, page.alternates, page.context, settings, nav, salt))
+    return hashlib.sha256(material.encode()).hexdigest()
 
 
 def plan_pages(model: Model) -> list[Planned]:

@@ -9,6 +9,7 @@ for files under `assets/`.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 from pathlib import Path
 
@@ -105,3 +106,23 @@ def assets(templates_dir: Path | None) -> dict[str, bytes]:
             if file.is_file() and not any(part.startswith(".") for part in file.relative_to(own).parts):
                 found[f"{ASSETS}/{file.relative_to(own).as_posix()}"] = file.read_bytes()
     return found
+
+
+def theme_digest(templates_dir: Path | None) -> str:
+    """A hash of every file of the built-in theme and of the wiki's templates folder."""
+    digest = hashlib.sha256()
+    folders = [builtin_root()] + ([Path(templates_dir)] if templates_dir and Path(templates_dir).is_dir() else [])
+    for folder in folders:
+        for name, data in _walk(folder, ""):
+            digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def _walk(folder, prefix: str):
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.startswith((".", "__")):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry, f"{prefix}{entry.name}/")
+        elif entry.is_file():
+            yield f"{prefix}{entry.name}", entry.read_bytes()

@@ -20,13 +20,17 @@ class WriteReport:
     removed: list[str] = field(default_factory=list)
 
 
-def write_files(files: dict[str, bytes], out_dir: Path, manifest: Path) -> WriteReport:
-    """Write `files` (path relative to `out_dir` -> bytes) where their bytes differ; remove stale ones."""
+def write_files(files: dict[str, bytes | None], out_dir: Path, manifest: Path, keys: dict | None = None) -> WriteReport:
+    """Write `files` (path relative to `out_dir` -> bytes) where their bytes differ; remove stale ones.
+
+    A file given as None is known to be unchanged and is kept as it is. `keys`
+    (what each page was rendered from) is kept in the manifest for the next build.
+    """
     out_dir = Path(out_dir)
     report = WriteReport()
     for rel in sorted(files):
         target = out_dir / _safe(rel)
-        if _same(target, files[rel]):
+        if files[rel] is None or _same(target, files[rel]):
             report.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -41,20 +45,30 @@ def write_files(files: dict[str, bytes], out_dir: Path, manifest: Path) -> Write
             report.removed.append(rel)
             _prune(target.parent, out_dir)
     manifest.parent.mkdir(parents=True, exist_ok=True)
-    record = {"out_dir": str(out_dir.resolve()), "files": sorted(files)}
+    record = {"out_dir": str(out_dir.resolve()), "files": sorted(files), "keys": keys or {}}
     manifest.write_text(json.dumps(record, indent=0) + "\n", encoding="utf-8")
     return report
 
 
 def previous_files(manifest: Path, out_dir: Path) -> list[str]:
     """What the last build wrote into this same output folder (nothing, for another folder)."""
+    return [rel for rel in _record(manifest, out_dir).get("files", []) if isinstance(rel, str)]
+
+
+def previous_keys(manifest: Path, out_dir: Path) -> dict[str, str]:
+    """Page file -> digest of what the last build rendered it from."""
+    keys = _record(manifest, out_dir).get("keys", {})
+    return keys if isinstance(keys, dict) else {}
+
+
+def _record(manifest: Path, out_dir: Path) -> dict:
     try:
         record = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
+        return {}
     if not isinstance(record, dict) or record.get("out_dir") != str(Path(out_dir).resolve()):
-        return []
-    return [rel for rel in record.get("files", []) if isinstance(rel, str)]
+        return {}
+    return record
 
 
 def _safe(rel: str) -> str:
