@@ -80,8 +80,10 @@ def edit(tool: Tool, scenario: str, shape: Shape) -> None:
         new.write_text(article_text(shape.articles, shape), encoding="utf-8")
 
 
-def tools_for(root: Path, wiki: Path, hugo: bool, mkdocs: bool) -> list[Tool]:
+def tools_for(root: Path, wiki: Path, hugo: bool, mkdocs: bool, search: bool = False) -> list[Tool]:
     python = sys.executable
+    # Hugo and MkDocs build no full-text index here, so by default neither does pipeline (--search turns it on).
+    (root / "wiki.yaml").write_text(f"search: {'true' if search else 'false'}\n")
     tools = [
         Tool("pipeline", [python, "-m", "pipeline", "build", "--content", str(wiki), "--state", str(root / "state"),
                           "--out", str(root / "site")], wiki, root),
@@ -96,14 +98,14 @@ def tools_for(root: Path, wiki: Path, hugo: bool, mkdocs: bool) -> list[Tool]:
     return tools
 
 
-def run_size(articles: int, workdir: Path, hugo: bool, mkdocs: bool) -> list[Tool]:
+def run_size(articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False) -> list[Tool]:
     shape = Shape(articles=articles)
     root = workdir / f"n{articles}"
     shutil.rmtree(root, ignore_errors=True)
     wiki = root / "wiki"
     files = generate(wiki, shape)
     print(f"\n== {articles} articles ({files} files) ==")
-    tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000)
+    tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000, search)
     for scenario in SCENARIOS:
         for tool in tools:
             edit(tool, scenario, shape)
@@ -131,9 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/pipeline-bench"))
     parser.add_argument("--no-hugo", action="store_true")
     parser.add_argument("--no-mkdocs", action="store_true")
+    parser.add_argument("--search", action="store_true", help="let pipeline build its Pagefind index too")
     args = parser.parse_args(argv)
     for size in args.sizes:
-        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs))
+        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search))
     return 0
 
 

@@ -14,7 +14,7 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 
-from pipeline.passes.text import heading_slug
+from pipeline.text import heading_slug
 
 EXPLICIT_ID = re.compile(r"[ \t]*\{#([^\s{}#]+)\}[ \t]*$")
 EMPTY_SLUG = "section"

@@ -27,8 +27,8 @@ from markdown_it.rules_block.table import table
 from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
-from pipeline.passes.text import heading_slug
-from pipeline.passes.urls import wanted_url
+from pipeline.text import heading_slug
+from pipeline.urls import wanted_url
 
 LINK_TYPES = ("wikilink", "wikilink_embed")
 # Within a table row a `|` inside `[[...]]` separates target and label, not cells (as in Obsidian).

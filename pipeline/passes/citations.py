@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pipeline.markdown import parse
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
-from pipeline.passes.text import frontmatter_line
+from pipeline.text import frontmatter_line
 
 NAME = "citations"
 VERSION = 2

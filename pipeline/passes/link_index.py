@@ -16,8 +16,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from pipeline.passes.text import lookup_key
-from pipeline.passes.urls import article_url
+from pipeline.text import lookup_key
+from pipeline.urls import article_url
 from pipeline.source import name_lang_slug
 
 STEPS = ("path", "exact", "normalized", "alias", "redirect", "title")

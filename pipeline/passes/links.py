@@ -19,7 +19,7 @@ from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article
 
 NAME = "links"
-VERSION = 2
+VERSION = 3
 CONTRACT_VERSION = 1
 LINK_SCHEMA = {
     "type": "object",
@@ -80,7 +80,7 @@ def _markdown_link(href: str, block_map, lines: list[str], body_line: int, searc
     first, last = block_map or (0, len(lines))
     line, col = searched_from.get(needle, (first, 0))
     for index in range(line, min(last, len(lines))):
-        found = lines[index].find(needle, col if index == line else 0)
+        found = _find_destination(lines[index], needle, col if index == line else 0)
         if found >= 0:
             searched_from[needle] = (index, found + 1)
             line, col = index, found + 1
@@ -89,3 +89,11 @@ def _markdown_link(href: str, block_map, lines: list[str], body_line: int, searc
         line, col = first, 0
     return {"target": path, "fragment": fragment or None, "label": None, "embed": False,
             "line": line + body_line, "col": col + 1, "raw": f"({href})", "kind": "markdown"}  # fmt: skip
+
+
+def _find_destination(line: str, needle: str, start: int) -> int:
+    """Where `](destination` is in `line`, not as the start of a longer destination (`](/` in `](/guide/)`)."""
+    found = line.find(needle, start)
+    while found >= 0 and line[found + len(needle) : found + len(needle) + 1] not in ("", ")", " ", "\t", '"', "'"):
+        found = line.find(needle, found + 1)
+    return found

@@ -27,7 +27,7 @@ from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
 from pipeline.passes.prose import Piece, prose_pieces
-from pipeline.passes.urls import article_url
+from pipeline.urls import article_url
 
 NAME = "mentions"
 VERSION = 1

@@ -9,11 +9,13 @@ categories, short description and pairing fields.
 
 from __future__ import annotations
 
+import re
+
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
-from pipeline.passes.text import frontmatter_line, url_slug
+from pipeline.text import frontmatter_line, url_slug
 
 NAME = "metadata"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
 CONTRACT = {
     "type": "object",
@@ -30,6 +32,8 @@ CONTRACT = {
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
+
+DECODE_LINE = re.compile(r"at line (\d+)$")
 
 # Known keys and the types they must have; other keys are the wiki's own business.
 FIELD_TYPES = {
@@ -67,7 +71,9 @@ def run(article: Article, inputs: dict) -> dict:
         diagnostics.append(diagnostic("missing-title", "frontmatter has no 'title'", 1))
     lang = article.lang.strip().lower() or inputs["default_language"]
     if not _language_known(lang, inputs.get("languages")):
-        line = frontmatter_line(article.text, "lang", article.body_line)
+        # The key the language came from, as `parse_source` reads them: `lang`, else `language`.
+        key = "lang" if _string(meta.get("lang")) else "language"
+        line = frontmatter_line(article.text, key, article.body_line)
         diagnostics.append(diagnostic("unknown-language", f"language '{lang}' is not one of the wiki's languages", line))
     return {
         "title": title or _heading_title(article.body) or article.slug,
@@ -84,7 +90,8 @@ def run(article: Article, inputs: dict) -> dict:
 
 def _source_problems(article: Article) -> list[dict]:
     if article.decode_error:
-        return [diagnostic("not-utf8", article.decode_error, severity="error")]
+        where = DECODE_LINE.search(article.decode_error)  # `decode` names the line of the bad byte
+        return [diagnostic("not-utf8", article.decode_error, int(where[1]) if where else 1, severity="error")]
     if not article.text or not article.text.strip():
         return [diagnostic("empty-file", "the file is empty")]
     if article.frontmatter_error:

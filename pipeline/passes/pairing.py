@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
-from pipeline.passes.text import frontmatter_line
-from pipeline.passes.urls import article_url
+from pipeline.text import frontmatter_line
+from pipeline.urls import article_url
 from pipeline.source import name_lang_slug
 
 NAME = "pairing"

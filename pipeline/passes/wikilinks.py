@@ -26,8 +26,8 @@ from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import LinkIndex, build_index
 from pipeline.passes.links import LINK_SCHEMA
-from pipeline.passes.text import heading_slug
-from pipeline.passes.urls import wanted_url
+from pipeline.text import heading_slug
+from pipeline.urls import wanted_url
 
 NAME = "wikilinks"
 VERSION = 2

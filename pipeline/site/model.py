@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 from pipeline.facts import Change
 from pipeline.passes.base import Article, Wiki
-from pipeline.passes.urls import article_url, history_url
+from pipeline.urls import article_url, history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")

@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass, field
 
 from pipeline.facts import Change
-from pipeline.passes.text import lookup_key, url_slug
-from pipeline.passes.urls import article_url, category_url, lang_prefix
+from pipeline.text import lookup_key, url_slug
+from pipeline.urls import article_url, category_url, lang_prefix
 from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.source import name_lang_slug
 

@@ -16,7 +16,7 @@ from typing import Callable
 from jinja2 import Environment
 from markupsafe import Markup
 
-from pipeline.passes.urls import home_url, special_url
+from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.theme import assets, strings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from pipeline.passes.urls import wanted_url
+from pipeline.urls import wanted_url
 from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
 
 

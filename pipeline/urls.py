@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from pipeline.passes.text import lookup_key, url_slug
+from pipeline.text import lookup_key, url_slug
 
 INDEX_SLUGS = ("_index", "index")
 

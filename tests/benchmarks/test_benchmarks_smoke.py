@@ -1,0 +1,46 @@
+"""A small run (N=50) of the benchmark code, so it cannot rot. Timing goals live in benchmarks/, not here."""
+
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import baseline  # noqa: E402
+import generate  # noqa: E402
+import queue_throughput  # noqa: E402
+import run  # noqa: E402
+
+
+def test_generator_makes_the_wiki_it_describes(tmp_path):
+    shape = generate.Shape(articles=50, spanish=0.3, links=8, broken=0.5, words=300)
+    files = generate.generate(tmp_path / "wiki", shape)
+    english = sorted((tmp_path / "wiki").rglob("topic-*[0-9].md"))
+    spanish = sorted((tmp_path / "wiki").rglob("*.es.md"))
+    assert len(english) == 50 and files == 50 + len(spanish) and 5 <= len(spanish) <= 25
+    text = english[0].read_text()
+    assert text.count("[[") >= 8 and "| key | value |" in text and "```python" in text and "[^1]" in text
+    assert "missing-page-" in "".join(p.read_text() for p in english)  # the broken-link rate shows
+    assert generate.article_text(3, shape) == generate.article_text(3, shape)  # deterministic
+
+
+def test_runner_times_every_scenario(tmp_path, capsys):
+    (tool,) = run.run_size(50, tmp_path, hugo=False, mkdocs=False)
+    results = tool.results
+    assert list(results) == list(run.SCENARIOS)
+    assert results["cold"].jobs_run > 0 and results["cold"].pages > 50
+    assert results["no-change"].jobs_run == 0 and results["no-change"].pages == 0
+    assert 0 < results["edit-body"].jobs_run < results["cold"].jobs_run
+    assert results["edit-title"].jobs_run > results["edit-body"].jobs_run  # mentions of the language re-run
+    assert results["add-article"].pages >= 1
+    run.report([tool])
+    assert "no-change" in capsys.readouterr().out
+
+
+def test_baseline_and_queue_throughput(tmp_path):
+    generate.generate(tmp_path / "wiki", generate.Shape(articles=20, words=200))
+    files, seconds = baseline.render_all(tmp_path / "wiki")
+    assert files >= 20 and seconds > 0
+    (tmp_path / "queue").mkdir()
+    done, seconds = queue_throughput.measure(200, 64, tmp_path / "queue")
+    assert done == 200 and seconds > 0
