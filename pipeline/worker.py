@@ -153,26 +153,24 @@ def work(config: Config, specs: list[PassSpec], *, once: bool = False) -> Worker
         worker.close()
 
 
-def _work_in_child(config: Config, specs_refs: list[str], once: bool, queue) -> None:
-    from pipeline.passes.registry import load_passes
-
-    report = work(config, load_passes(specs_refs), once=once)
-    queue.put(report)
+def _work_in_child(config: Config, specs: list[PassSpec], once: bool, queue) -> None:
+    queue.put(work(config, specs, once=once))
 
 
 def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bool = False) -> WorkerReport:
-    """Drain the queue with `workers` processes (in this process when 1)."""
-    if workers <= 1:
+    """Drain the queue with `workers` processes: this one and `workers - 1` forked children.
+
+    Children are forked so they share the loaded passes and their compiled
+    contracts; where there is no fork, this process works alone.
+    """
+    if workers <= 1 or not hasattr(os, "fork"):
         return work(config, specs, once=once)
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    context = multiprocessing.get_context("fork")
     results = context.Queue()
-    children = [
-        context.Process(target=_work_in_child, args=(config, list(config.passes), once, results))
-        for _ in range(workers)
-    ]
+    children = [context.Process(target=_work_in_child, args=(config, specs, once, results)) for _ in range(workers - 1)]
     for child in children:
         child.start()
-    total, waiting = WorkerReport(), len(children)
+    total, waiting = work(config, specs, once=once), len(children)
     while waiting:
         try:
             total.add(results.get(timeout=0.5))

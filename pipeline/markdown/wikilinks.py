@@ -57,6 +57,7 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
     md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language}
     md.add_render_rule("wikilink", render_wikilink)
     md.add_render_rule("wikilink_embed", render_embed)
+    md.add_render_rule("link_open", render_link_open)
 
 
 def parse_inner(inner: str) -> Parts | None:
@@ -208,6 +209,28 @@ def link_env(links: list[dict], body_line: int) -> dict[tuple[int, int], dict]:
 
 def embed_key(meta: dict) -> str:
     return meta["target"] + (f"#{meta['fragment']}" if meta.get("fragment") else "")
+
+
+def render_link_open(self, tokens, idx, options, env) -> str:
+    """A Markdown link to another article (`guide.md`, `../x/`) points at that article's page, as in MkDocs.
+
+    `env["hrefs"]` maps a link destination, as markdown-it normalized it, to
+    the page URL the wikilinks pass resolved it to.
+    """
+    token = tokens[idx]
+    url = ((env or {}).get("hrefs") or {}).get(token.attrGet("href"))
+    if url is not None:
+        token.attrSet("href", url if url.startswith("#") else f"{options['wikilinks'].get('base_url', '')}{url}")
+    return self.renderToken(tokens, idx, options, env)
+
+
+def href_env(links: list[dict]) -> dict[str, str]:
+    """`env["hrefs"]` from the wikilinks pass's links: each resolved Markdown link's destination -> page URL."""
+    return {
+        link["raw"][1:-1]: link["url"]
+        for link in links
+        if link.get("kind") == "markdown" and link["status"] in ("ok", "fallback") and link.get("url") is not None
+    }
 
 
 def render_wikilink(self, tokens, idx, options, env) -> str:

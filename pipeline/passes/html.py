@@ -18,17 +18,17 @@ from __future__ import annotations
 import re
 
 from pipeline.markdown import make_parser
-from pipeline.markdown.wikilinks import Embedded, link_env, render_with_embeds
+from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
 from pipeline.passes.mentions import apply_suggestions
 
 NAME = "html"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata", "headings", "wikilinks", "citations", "mentions")
 EMBED_DEPTH = 3
 TOC_LEVELS = (2, 3, 4)
-RENDER_FIELDS = ("line", "col", "status", "url", "target_lang")  # what a link's HTML depends on
+RENDER_FIELDS = ("line", "col", "status", "url", "target_lang", "kind", "raw")  # what a link's HTML depends on
 FOOTNOTES_SEP = re.compile(r'<hr class="footnotes-sep" ?/?>\n')
 CONTRACT = {
     "type": "object",
@@ -107,7 +107,7 @@ def run(article: Article, inputs: dict) -> dict:
     if inputs["suggestions"]:
         body, links = with_mentions(body, links, inputs["suggestions"], article.body_line)
     body += definitions(inputs["references"], body)
-    env = {"wikilinks": links, "lang": page["lang"]}
+    env = {"wikilinks": links, "hrefs": href_env(inputs["links"]), "lang": page["lang"]}
     html = render_with_embeds(md, body, env, _fetcher(article.path, inputs["embeds"]), EMBED_DEPTH, article.path)
     html, references_html = split_footnotes(html)
     return {"html": html, "references_html": references_html, "toc": inputs["toc"], "diagnostics": []}
@@ -126,7 +126,8 @@ def _fetcher(own_path: str, embeds: dict):
         if found is None:
             return None
         count += 1
-        env = {"wikilinks": link_env(found["links"], found["body_line"]), "footnotes": {}, "docId": f"embed{count}"}
+        env = {"wikilinks": link_env(found["links"], found["body_line"]), "hrefs": href_env(found["links"]),
+               "footnotes": {}, "docId": f"embed{count}"}  # fmt: skip
         return Embedded(path, found["body"], env)
 
     return fetch

@@ -15,7 +15,7 @@ from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.text import frontmatter_line, url_slug
 
 NAME = "metadata"
-VERSION = 2
+VERSION = 3
 CONTRACT_VERSION = 1
 CONTRACT = {
     "type": "object",
@@ -67,7 +67,7 @@ def run(article: Article, inputs: dict) -> dict:
             expected = " or ".join("list" if t is list else t.__name__.replace("str", "text") for t in types)
             diagnostics.append(diagnostic("invalid-field", f"'{key}' must be {expected}", line))
     title = _string(meta.get("title"))
-    if not title and article.text is not None and article.frontmatter is not None:
+    if "title" not in meta and article.text is not None and article.frontmatter is not None:
         diagnostics.append(diagnostic("missing-title", "frontmatter has no 'title'", 1))
     lang = article.lang.strip().lower() or inputs["default_language"]
     if not _language_known(lang, inputs.get("languages")):

@@ -43,7 +43,7 @@ from pipeline.urls import article_url
 from pipeline.source import name_lang_slug
 
 NAME = "pairing"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata",)
 REVISION_KEY = "source_revision"
@@ -176,7 +176,8 @@ def _candidates(me: Entry, index: Index, strategy: str) -> list[str]:
     if strategy == "paired_with" and not found:
         found = index.claims.get(me.path, [])
     elif strategy != "paired_with" and me.group is not None:
-        found += [p for p in index.groups[me.group] if p not in found]
+        # The strategy's group first: where a `paired_with` disagrees, the group gives the translation.
+        found = index.groups[me.group] + [p for p in found if p not in index.groups[me.group]]
     return [p for p in found if p != me.path]
 
 

@@ -17,7 +17,7 @@ from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, render_files
 from pipeline.site.search import has_index, index_site
 from pipeline.site.theme import environment, theme_digest
-from pipeline.site.writer import previous_files, previous_keys, write_files
+from pipeline.site.writer import SiteWriter, previous_files, previous_keys
 
 MANIFEST = "site-manifest.json"
 
@@ -54,10 +54,11 @@ def render_site(
         previous_keys(manifest, config.out_dir), lambda rel: (config.out_dir / rel).is_file(),
         theme_digest(config.templates_dir),
     )  # fmt: skip
-    rendered = render_files(model, settings, env, tick or (lambda n: None), previous)
-    written = write_files(rendered.files, config.out_dir, manifest, rendered.keys)
+    writer = SiteWriter(config.out_dir, manifest)
+    rendered = render_files(model, settings, env, writer.put, tick or (lambda n: None), previous)
+    written = writer.finish(rendered.keys)
     report = SiteReport(
-        pages=rendered.pages, redirects=rendered.redirects, files=len(rendered.files), written=written.written,
+        pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=written.written,
         unchanged=written.unchanged, removed=written.removed, conflicts=model.conflicts,
     )  # fmt: skip
     if config.search and (written.written or written.removed or not has_index(config.out_dir)):

@@ -53,10 +53,12 @@ def page_file(url: str) -> str:
 
 @dataclass
 class Rendered:
-    files: dict[str, bytes | None]  # path relative to the output folder -> bytes; None: keep the file there
     pages: int  # HTML pages (articles, histories, wiki pages, 404)
     redirects: int
     keys: dict[str, str] = field(default_factory=dict)  # article and history page file -> digest of its inputs
+
+
+Sink = Callable[[str, "bytes | None"], None]  # (path relative to the output folder, bytes or None: keep the file)
 
 
 @dataclass(frozen=True)
@@ -69,37 +71,41 @@ class Previous:
 
 
 def render_files(
-    model: Model, settings: Settings, env: Environment, tick: Callable[[int], None] = lambda n: None,
+    model: Model, settings: Settings, env: Environment, sink: Sink, tick: Callable[[int], None] = lambda n: None,
     previous: Previous = Previous(),
 ) -> Rendered:
-    """Every file of the site; article and history pages whose inputs are unchanged are not rendered again."""
+    """Hand every file of the site to `sink`, one at a time.
+
+    Article and history pages whose inputs are those of the file already in
+    the output folder are not rendered again (`sink` gets None for them).
+    """
     planned = plan_pages(model)
     _alternates(planned, model.default_language)
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
-    files: dict[str, bytes | None] = {}
     keys: dict[str, str] = {}
     for page in planned:
         rel = page_file(page.url)
         if page.key[0] in ("article", "history"):
             keys[rel] = _digest(page, settings, navs[page.lang], previous.salt)
             if previous.keys.get(rel) == keys[rel] and previous.exists(rel):
-                files[rel] = None
+                sink(rel, None)
                 tick(1)
                 continue
-        files[rel] = _render(env, settings, page, navs[page.lang])
+        sink(rel, _render(env, settings, page, navs[page.lang]))
         tick(1)
-    taken = {page.url for page in planned}
-    redirects = wiki_pages.redirects(model, taken)
+    redirects = wiki_pages.redirects(model, {page.url for page in planned})
     for redirect in redirects:
         html = env.get_template("redirect.html").render(target=redirect.target, lang=redirect.lang, t=strings(redirect.lang))
-        files[page_file(redirect.source)] = html.encode()
+        sink(page_file(redirect.source), html.encode())
     default = model.default_language
     not_found = Planned("404.html", default, "404.html", strings(default)["not_found"], {}, ("404",), sitemap=False)
-    files["404.html"] = _render(env, settings, not_found, navs[default])
-    files["sitemap.xml"] = env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode()
-    files["robots.txt"] = env.get_template("robots.txt").render().encode()
-    files.update(assets(settings.templates_dir))
-    return Rendered(files, len(planned) + 1, len(redirects), keys)
+    sink("404.html", _render(env, settings, not_found, navs[default]))
+    sink("sitemap.xml", env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode())
+    sink("robots.txt", env.get_template("robots.txt").render().encode())
+    files = assets(settings.templates_dir)
+    for rel, data in files.items():
+        sink(rel, data)
+    return Rendered(len(planned) + 1, len(redirects), keys)
 
 
 def _digest(page: Planned, settings: Settings, nav: Markup, salt: str) -> str:

@@ -20,34 +20,43 @@ class WriteReport:
     removed: list[str] = field(default_factory=list)
 
 
-def write_files(files: dict[str, bytes | None], out_dir: Path, manifest: Path, keys: dict | None = None) -> WriteReport:
-    """Write `files` (path relative to `out_dir` -> bytes) where their bytes differ; remove stale ones.
+class SiteWriter:
+    """Writes files one by one as they are rendered, so no build holds the whole site in memory.
 
-    A file given as None is known to be unchanged and is kept as it is. `keys`
-    (what each page was rendered from) is kept in the manifest for the next build.
+    `put` writes a file only where its bytes differ (None: known unchanged, keep
+    it); `finish` removes what the previous build wrote and this one did not,
+    and records the manifest (with `keys`, what each page was rendered from).
     """
-    out_dir = Path(out_dir)
-    report = WriteReport()
-    for rel in sorted(files):
-        target = out_dir / _safe(rel)
-        if files[rel] is None or _same(target, files[rel]):
-            report.unchanged += 1
-            continue
+
+    def __init__(self, out_dir: Path, manifest: Path) -> None:
+        self.out_dir, self.manifest = Path(out_dir), manifest
+        self.report = WriteReport()
+        self.files: list[str] = []
+
+    def put(self, rel: str, data: bytes | None) -> None:
+        target = self.out_dir / _safe(rel)
+        self.files.append(rel)
+        if data is None or _same(target, data):
+            self.report.unchanged += 1
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(files[rel])
+        temporary.write_bytes(data)
         os.replace(temporary, target)
-        report.written.append(rel)
-    for rel in sorted(set(previous_files(manifest, out_dir)) - set(files)):
-        target = out_dir / _safe(rel)
-        if target.is_file():
-            target.unlink()
-            report.removed.append(rel)
-            _prune(target.parent, out_dir)
-    manifest.parent.mkdir(parents=True, exist_ok=True)
-    record = {"out_dir": str(out_dir.resolve()), "files": sorted(files), "keys": keys or {}}
-    manifest.write_text(json.dumps(record, indent=0) + "\n", encoding="utf-8")
-    return report
+        self.report.written.append(rel)
+
+    def finish(self, keys: dict | None = None) -> WriteReport:
+        for rel in sorted(set(previous_files(self.manifest, self.out_dir)) - set(self.files)):
+            target = self.out_dir / _safe(rel)
+            if target.is_file():
+                target.unlink()
+                self.report.removed.append(rel)
+                _prune(target.parent, self.out_dir)
+        self.manifest.parent.mkdir(parents=True, exist_ok=True)
+        record = {"out_dir": str(self.out_dir.resolve()), "files": sorted(self.files), "keys": keys or {}}
+        self.manifest.write_text(json.dumps(record, indent=0) + "\n", encoding="utf-8")
+        self.report.written.sort()
+        return self.report
 
 
 def previous_files(manifest: Path, out_dir: Path) -> list[str]:

@@ -50,3 +50,13 @@ def test_edit_positions_count_only_newlines():
     (article,) = articles_from({"a.md": "one\x0ctwo [[x]]\nthree [[y]]\n"})
     edit = make_edit(article, [(2, 7, 12, "[[z]]")])
     assert "+three [[z]]" in edit["diff"] and "-three [[y]]" in edit["diff"]
+
+
+def test_markdown_links_point_at_the_resolved_page():
+    files = {
+        "guide/setup.md": "---\ntitle: Setup\n---\n## Install\n",
+        "guide/usage.md": "---\ntitle: Usage\n---\nSee [setup](setup.md#install), [gone](missing.md), [web](https://x.org/a.md).\n",
+    }
+    html = run_inline(files)["html"]["guide/usage.md"]["html"]
+    assert 'href="/guide/setup/#install"' in html
+    assert 'href="missing.md"' in html and 'href="https://x.org/a.md"' in html

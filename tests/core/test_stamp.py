@@ -1,0 +1,59 @@
+"""The build stamp: a build whose inputs did not change is skipped; any change makes it run."""
+
+from pipeline.build import build
+
+FILES = {
+    "a.md": "---\ntitle: Alpha\n---\nSee [[b]].\n",
+    "b.md": "---\ntitle: Beta\n---\nBeta.\n",
+    "c.md": "---\ntitle: Gamma\n---\nBroken [[nowhere]].\n",
+}
+
+
+def test_unchanged_build_is_skipped_with_the_same_report(make_wiki):
+    config = make_wiki(FILES, search=False)
+    first = build(config, workers=1, site=True)
+    second = build(config, workers=1, site=True)
+    assert not first.process.skipped and second.process.skipped
+    assert second.process.diagnostics == first.process.diagnostics and second.process.diagnostics
+    assert second.site.written == [] and second.site.pages == first.site.pages
+    assert second.process.reused == len(first.process.created_jobs)
+
+
+def test_any_input_change_runs_the_build(make_wiki, tmp_path):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited.\n")
+    assert not build(config, workers=1, site=True).process.skipped
+    (config.out_dir / "a" / "index.html").unlink()  # a missing output file
+    rebuilt = build(config, workers=1, site=True)
+    assert not rebuilt.process.skipped and "a/index.html" in rebuilt.site.written
+    assert build(config, workers=1, site=True).process.skipped
+
+
+def test_a_theme_change_runs_the_build(make_wiki, tmp_path):
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    config = make_wiki(FILES, search=False, templates_dir=theme)
+    build(config, workers=1, site=True)
+    (theme / "404.html").write_text("{% extends 'base.html' %}{% block content %}Lost.{% endblock %}")
+    again = build(config, workers=1, site=True)
+    assert not again.process.skipped and "404.html" in again.site.written
+
+
+def test_check_and_build_keep_their_own_stamps(make_wiki):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    assert not build(config, workers=1).process.skipped  # `check` never ran
+    assert build(config, workers=1).process.skipped
+    assert build(config, workers=1, site=True).process.skipped
+
+
+def test_a_failed_job_is_never_skipped(make_wiki, tmp_path):
+    (tmp_path / "boom.py").write_text(
+        "NAME = 'boom'\nVERSION = 1\nCONTRACT = {'type': 'object', 'required': ['diagnostics']}\n"
+        "def run(article, inputs):\n    raise ValueError('no')\n"
+    )
+    config = make_wiki(FILES, search=False, passes=[str(tmp_path / "boom.py")])
+    assert build(config, workers=1).process.failures
+    again = build(config, workers=1)
+    assert not again.process.skipped and any(d.code == "job-failed" for d in again.process.diagnostics)
