@@ -109,11 +109,13 @@ def process(
     return report
 
 
-def render(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wiki: Wiki, progress: Progress) -> SiteReport:
+def render(
+    conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wiki: Wiki, progress: Progress, workers: int
+) -> SiteReport:
     """Write the site into the output folder from the results."""
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    return render_site(config, wiki, capture_log(conn), versions, tick=progress.advance)
+    return render_site(config, wiki, capture_log(conn), versions, tick=progress.advance, workers=workers)
 
 
 def build(
@@ -138,8 +140,9 @@ def build(
             rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
             return BuildReport(captured, processed, time.perf_counter() - started, rendered)
         save_last(config, kind, None)
-        processed = process(conn, config, specs, worker_count(config, workers), progress, gathered)
-        rendered = render(conn, config, specs, processed.wiki, progress) if site else None
+        count = worker_count(config, workers)
+        processed = process(conn, config, specs, count, progress, gathered)
+        rendered = render(conn, config, specs, processed.wiki, progress, count) if site else None
         if not processed.failures:
             counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
             jobs = len(processed.created_jobs) + processed.reused

@@ -79,16 +79,16 @@ def plan_round(
     with write(conn):
         conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", blobs.items())
         existing = _existing_jobs(conn, specs)
-        for capture_id, name, version, fp, inputs in rows:
-            job_id = existing.get((capture_id, name, version, fp))
-            if job_id is None:
-                job_id = conn.execute(
-                    """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
-                           max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id""",
-                    (capture_id, name, version, fp, inputs, max_attempts, now),
-                ).fetchone()[0]
-                plan.created.append((capture_id, name))
-            plan.jobs[(capture_id, name)] = job_id
+        missing = [row for row in rows if row[:4] not in existing]
+        conn.executemany(
+            """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
+                   max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            [row + (max_attempts, now) for row in missing],
+        )
+        if missing:
+            existing = _existing_jobs(conn, specs)
+        plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
+        plan.jobs = {(row[0], row[1]): existing[row[:4]] for row in rows}
     return plan
 
 

@@ -43,7 +43,8 @@ def normalize_base(url: str) -> str:
 
 
 def render_site(
-    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *, tick: Callable[[int], None] | None = None
+    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
+    tick: Callable[[int], None] | None = None, workers: int = 1,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`."""
     model = build_model(wiki, log, versions)
@@ -55,7 +56,7 @@ def render_site(
         theme_digest(config.templates_dir),
     )  # fmt: skip
     writer = SiteWriter(config.out_dir, manifest)
-    rendered = render_files(model, settings, env, writer.put, tick or (lambda n: None), previous)
+    rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
     written = writer.finish(rendered.keys)
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=written.written,

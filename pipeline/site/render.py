@@ -19,6 +19,7 @@ from markupsafe import Markup
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
+from pipeline.site.parallel import render_pages
 from pipeline.site.theme import assets, strings
 
 SPECIALS = ("categories", "all", "wanted", "recent")
@@ -58,8 +59,6 @@ class Rendered:
     keys: dict[str, str] = field(default_factory=dict)  # article and history page file -> digest of its inputs
 
 
-Sink = Callable[[str, "bytes | None"], None]  # (path relative to the output folder, bytes or None: keep the file)
-
 
 @dataclass(frozen=True)
 class Previous:
@@ -71,41 +70,53 @@ class Previous:
 
 
 def render_files(
-    model: Model, settings: Settings, env: Environment, sink: Sink, tick: Callable[[int], None] = lambda n: None,
-    previous: Previous = Previous(),
+    model: Model, settings: Settings, env: Environment, writer, tick: Callable[[int], None] = lambda n: None,
+    previous: Previous = Previous(), workers: int = 1,
 ) -> Rendered:
-    """Hand every file of the site to `sink`, one at a time.
+    """Hand every file of the site to `writer` (`put(path, bytes)`), one at a time.
 
     Article and history pages whose inputs are those of the file already in
-    the output folder are not rendered again (`sink` gets None for them).
+    the output folder are not rendered again (`writer` gets None for them).
+    Pages are rendered by `workers` processes.
     """
     planned = plan_pages(model)
     _alternates(planned, model.default_language)
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
-    keys: dict[str, str] = {}
-    for page in planned:
-        rel = page_file(page.url)
-        if page.key[0] in ("article", "history"):
-            keys[rel] = _digest(page, settings, navs[page.lang], previous.salt)
-            if previous.keys.get(rel) == keys[rel] and previous.exists(rel):
-                sink(rel, None)
-                tick(1)
-                continue
-        sink(rel, _render(env, settings, page, navs[page.lang]))
-        tick(1)
+    job = PageJob(env, settings, navs, previous)
+    keys = render_pages(job, planned, writer, tick, workers)
     redirects = wiki_pages.redirects(model, {page.url for page in planned})
     for redirect in redirects:
         html = env.get_template("redirect.html").render(target=redirect.target, lang=redirect.lang, t=strings(redirect.lang))
-        sink(page_file(redirect.source), html.encode())
+        writer.put(page_file(redirect.source), html.encode())
     default = model.default_language
     not_found = Planned("404.html", default, "404.html", strings(default)["not_found"], {}, ("404",), sitemap=False)
-    sink("404.html", _render(env, settings, not_found, navs[default]))
-    sink("sitemap.xml", env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode())
-    sink("robots.txt", env.get_template("robots.txt").render().encode())
+    writer.put("404.html", _render(env, settings, not_found, navs[default]))
+    writer.put("sitemap.xml", env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode())
+    writer.put("robots.txt", env.get_template("robots.txt").render().encode())
     files = assets(settings.templates_dir)
     for rel, data in files.items():
-        sink(rel, data)
+        writer.put(rel, data)
     return Rendered(len(planned) + 1, len(redirects), keys)
+
+
+@dataclass(frozen=True)
+class PageJob:
+    """What rendering one page needs besides the page."""
+
+    env: Environment
+    settings: Settings
+    navs: dict[str, Markup]
+    previous: Previous
+
+    def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
+        """(file, bytes or None when the file there is already this page, digest or None)."""
+        rel, nav = page_file(page.url), self.navs[page.lang]
+        key = None
+        if page.key[0] in ("article", "history"):
+            key = _digest(page, self.settings, nav, self.previous.salt)
+            if self.previous.keys.get(rel) == key and self.previous.exists(rel):
+                return rel, None, key
+        return rel, _render(self.env, self.settings, page, nav), key
 
 
 def _digest(page: Planned, settings: Settings, nav: Markup, salt: str) -> str:

@@ -35,15 +35,21 @@ class SiteWriter:
 
     def put(self, rel: str, data: bytes | None) -> None:
         target = self.out_dir / _safe(rel)
+        changed = data is not None and not _same(target, data)
+        if changed:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f".{target.name}.tmp")
+            temporary.write_bytes(data)
+            os.replace(temporary, target)
+        self.record(rel, changed)
+
+    def record(self, rel: str, changed: bool) -> None:
+        """Count a file as part of this build (written by this process or by a render process)."""
         self.files.append(rel)
-        if data is None or _same(target, data):
+        if changed:
+            self.report.written.append(rel)
+        else:
             self.report.unchanged += 1
-            return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
-        self.report.written.append(rel)
 
     def finish(self, keys: dict | None = None) -> WriteReport:
         for rel in sorted(set(previous_files(self.manifest, self.out_dir)) - set(self.files)):
