@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,16 +113,17 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
     paths = iter_sources(config)
     with write(conn):
         state = current_state(conn)
+        stats = StatCache(conn)
         for rel in paths:
+            current = state.get(rel)
+            current_sha = current["sha256"] if current is not None and current["kind"] == "file" else None
             try:
-                raw = (Path(config.content_dir) / rel).read_bytes()
+                raw, sha = stats.read(Path(config.content_dir) / rel, rel, current_sha)
             except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
                 report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
                 continue
-            sha = hashlib.sha256(raw).hexdigest()
             report.files += 1
-            current = state.get(rel)
-            if current is not None and current["kind"] == "file" and current["sha256"] == sha:
+            if sha == current_sha:
                 report.unchanged += 1
                 continue
             capture_id = _file_capture(conn, config, rel, raw, sha, now, commit, report)
@@ -132,6 +134,35 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
                 _observe(conn, rel, _removal_capture(conn, rel, state[rel]["sha256"], now, commit), now, commit)
                 report.removed.append(rel)
     return report
+
+
+class StatCache:
+    """Skip reading a file whose size and mtime are those it had when it was last hashed.
+
+    As git does for its index, a file modified within RACY_NS of being hashed
+    is hashed again every time, so two writes in one timestamp tick can never
+    hide a change.
+    """
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.known = {row[0]: tuple(row[1:]) for row in conn.execute("SELECT * FROM file_stats")}
+
+    def read(self, path: Path, rel: str, current_sha: str | None) -> tuple[bytes | None, str]:
+        """(bytes, sha256) of the file; bytes is None when the cache vouches for `current_sha`."""
+        stat = path.stat()
+        size, mtime, sha, checked = self.known.get(rel, (None, None, None, 0))
+        if sha == current_sha and (size, mtime) == (stat.st_size, stat.st_mtime_ns) and mtime < checked - self.RACY_NS:
+            return None, sha
+        raw = path.read_bytes()
+        sha = hashlib.sha256(raw).hexdigest()
+        self.conn.execute(
+            "INSERT OR REPLACE INTO file_stats VALUES (?, ?, ?, ?, ?)",
+            (rel, len(raw), stat.st_mtime_ns, sha, time.time_ns()),
+        )
+        return raw, sha
 
 
 def _file_capture(conn, config, rel, raw, sha, now, commit, report) -> int:

@@ -152,8 +152,20 @@ SCHEMA_V1 = (
     """
 )
 
+# v2: a cache of (size, mtime) -> sha256 per source file, so an unchanged file is not read again.
+# It is not a lifecycle table: rows are replaced freely, and deleting them all only costs one full read.
+SCHEMA_V2 = """
+    CREATE TABLE file_stats (
+        path TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        checked_ns INTEGER NOT NULL       -- when the file was hashed (see capture.py: racy timestamps)
+    );
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1,)
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -136,3 +136,32 @@ def test_capture_the_real_wiki(pointsav, tmp_path):
     broken = conn.execute("SELECT COUNT(*) FROM captures WHERE frontmatter_error IS NOT NULL").fetchone()[0]
     assert broken == len([p for p in report.problems]) > 0
     assert folder_hashes(pointsav) == before
+
+
+def test_unchanged_files_are_not_read_again(make_wiki, monkeypatch):
+    import os
+    from pathlib import Path
+
+    config = make_wiki({"a.md": GOOD, "b.md": GOOD})
+    old = 1_000_000_000  # long before anything was hashed: the stat cache may vouch for these
+    for name in ("a.md", "b.md"):
+        os.utime(config.content_dir / name, (old, old))
+    conn, _ = _capture(config)
+    reads = []
+    original = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or original(self))
+    assert capture_content(conn, config).unchanged == 2 and reads == []
+    (config.content_dir / "b.md").write_text(GOOD.replace("Alpha", "Beta"))  # a new mtime
+    report = capture_content(conn, config)
+    assert reads == ["b.md"] and len(report.new) == 1
+
+
+def test_a_file_changed_within_the_racy_window_is_hashed_again(make_wiki):
+    import os
+
+    config = make_wiki({"a.md": GOOD})
+    stamp = os.stat(config.content_dir / "a.md").st_mtime_ns  # written just now
+    conn, _ = _capture(config)
+    (config.content_dir / "a.md").write_text(GOOD.replace("Alpha", "Omega"))  # same size
+    os.utime(config.content_dir / "a.md", ns=(stamp, stamp))  # and the same mtime
+    assert len(capture_content(conn, config).new) == 1

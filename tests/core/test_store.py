@@ -82,3 +82,20 @@ def test_missing_database_is_a_clear_error(tmp_path):
 
     with pytest.raises(UserError, match="no state database"):
         open_store(tmp_path / "nope" / "state.db", create=False)
+
+
+def test_forward_migration_from_v1_keeps_the_data(tmp_path):
+    from pipeline.store import MIGRATIONS, _statements
+
+    path = tmp_path / "state.db"
+    raw = sqlite3.connect(path)
+    for statement in _statements(MIGRATIONS[0]):
+        raw.execute(statement)
+    raw.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
+    raw.execute("PRAGMA user_version = 1")
+    raw.commit()
+    raw.close()
+    conn = open_store(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
+    assert conn.execute("SELECT path FROM captures").fetchone()[0] == "a.md"
+    assert conn.execute("SELECT COUNT(*) FROM file_stats").fetchone()[0] == 0
