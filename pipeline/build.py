@@ -93,7 +93,9 @@ def process(
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     for round_specs in rounds(specs):
-        plan = plan_round(conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time())
+        plan = plan_round(
+            conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers
+        )
         paths = {article.capture_id: article.path for article in articles}
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused

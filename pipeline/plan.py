@@ -14,8 +14,12 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 
+from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.store import write
+
+
+MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
 
 
 @dataclass
@@ -58,24 +62,12 @@ def fingerprint(article: Article, input_shas: dict[str, str]) -> str:
 
 
 def plan_round(
-    conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int, now: float
+    conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int,
+    now: float, workers: int = 1,
 ) -> Plan:
     """Create the missing jobs of `specs` for `articles`; return every job of the round."""
-    plan, hasher = Plan(), _Hasher()
-    blobs: dict[str, str] = {}
-    rows = []
-    # Article-major order: a worker's batch then holds several passes of one article,
-    # so a parse cached in the worker process serves all of them.
-    for article in articles:
-        for spec in specs:
-            slice_ = spec.select(article, wiki) if spec.select else {}
-            shas = {}
-            for name, value in slice_.items():
-                text, sha = hasher(value)
-                blobs[sha] = text
-                shas[name] = sha
-            inputs = json.dumps(shas, sort_keys=True)
-            rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
+    plan = Plan()
+    rows, blobs = _slices(specs, articles, wiki, workers)
     with write(conn):
         conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", blobs.items())
         existing = _existing_jobs(conn, specs)
@@ -90,6 +82,41 @@ def plan_round(
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {(row[0], row[1]): existing[row[:4]] for row in rows}
     return plan
+
+
+def _slices(specs: list[PassSpec], articles: list[Article], wiki: Wiki, workers: int) -> tuple[list, dict]:
+    """Every job's row (identity and inputs) and the input blobs, computed by `workers` processes."""
+    shares = max(1, min(workers, len(articles) * len(specs) // MIN_JOBS_PER_PROCESS))
+    if shares > 1:
+        for spec in specs:  # build the shared indexes before forking, so no process builds them again
+            if spec.select and articles:
+                spec.select(articles[0], wiki)
+    parts = fork_map(lambda share: _slices_of(specs, articles[share::shares], wiki), list(range(shares)))
+    rows = [None] * len(articles) * len(specs)
+    blobs: dict[str, str] = {}
+    for share, (share_rows, share_blobs) in enumerate(parts):
+        # Article-major order, whatever process computed a row: a worker's batch then holds several
+        # passes of one article, so a parse cached in the worker process serves all of them.
+        for offset, row in enumerate(share_rows):
+            article, spec = divmod(offset, len(specs))
+            rows[(share + article * shares) * len(specs) + spec] = row
+        blobs.update(share_blobs)
+    return rows, blobs
+
+
+def _slices_of(specs: list[PassSpec], articles: list[Article], wiki: Wiki) -> tuple[list, dict]:
+    hasher, blobs, rows = _Hasher(), {}, []
+    for article in articles:
+        for spec in specs:
+            slice_ = spec.select(article, wiki) if spec.select else {}
+            shas = {}
+            for name, value in slice_.items():
+                text, sha = hasher(value)
+                blobs[sha] = text
+                shas[name] = sha
+            inputs = json.dumps(shas, sort_keys=True)
+            rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
+    return rows, blobs
 
 
 def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec]) -> dict[tuple, int]:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
-import queue
 import socket
 import sqlite3
 import time
@@ -21,6 +19,8 @@ from dataclasses import dataclass, field
 
 from pipeline.capture import load_articles
 from pipeline.config import Config
+from pipeline.errors import UserError
+from pipeline.forks import ForkedError, fork_map
 from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work, recover_stale
 from pipeline.spool import enqueue
@@ -153,32 +153,16 @@ def work(config: Config, specs: list[PassSpec], *, once: bool = False) -> Worker
         worker.close()
 
 
-def _work_in_child(config: Config, specs: list[PassSpec], once: bool, queue) -> None:
-    queue.put(work(config, specs, once=once))
-
-
 def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bool = False) -> WorkerReport:
     """Drain the queue with `workers` processes: this one and `workers - 1` forked children.
 
-    Children are forked so they share the loaded passes and their compiled
-    contracts; where there is no fork, this process works alone.
+    Forked children share the loaded passes and their compiled contracts.
     """
-    if workers <= 1 or not hasattr(os, "fork"):
-        return work(config, specs, once=once)
-    context = multiprocessing.get_context("fork")
-    results = context.Queue()
-    children = [context.Process(target=_work_in_child, args=(config, specs, once, results)) for _ in range(workers - 1)]
-    for child in children:
-        child.start()
-    total, waiting = work(config, specs, once=once), len(children)
-    while waiting:
-        try:
-            total.add(results.get(timeout=0.5))
-            waiting -= 1
-        except queue.Empty:
-            # A child that died without reporting leaves leased jobs; the next run recovers them.
-            if not any(child.is_alive() for child in children) and results.empty():
-                break
-    for child in children:
-        child.join()
+    total = WorkerReport()
+    try:
+        reports = fork_map(lambda _: work(config, specs, once=once), list(range(max(1, workers))))
+    except ForkedError as exc:
+        raise UserError(f"a worker process failed; its jobs are recovered by the next run: {exc}") from None
+    for report in reports:
+        total.add(report)
     return total

@@ -1,0 +1,30 @@
+"""Planning in several processes gives exactly the plan of one process."""
+
+import dataclasses
+
+import pytest
+
+from pipeline import plan as planning
+from pipeline.build import build
+from pipeline.store import open_store
+
+FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}]] and Article {i + 2}.\n" for i in range(12)}
+
+
+def _jobs(config):
+    conn = open_store(config.state_db)
+    rows = conn.execute(
+        "SELECT c.path, j.pass_name, j.input_fingerprint FROM processing_jobs j JOIN captures c ON c.id = j.capture_id "
+        "ORDER BY j.id"
+    )
+    return [tuple(row) for row in rows]
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, workers):
+    serial = make_wiki(FILES, search=False)
+    build(serial, workers=1)
+    monkeypatch.setattr(planning, "MIN_JOBS_PER_PROCESS", 1)
+    forked = dataclasses.replace(serial, state_dir=tmp_path / "forked-state")
+    build(forked, workers=workers)
+    assert _jobs(forked) == _jobs(serial)
