@@ -69,9 +69,11 @@ def plan_round(
     plan = Plan()
     rows, blobs = _slices(specs, articles, wiki, workers)
     with write(conn):
-        conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", blobs.items())
         existing = _existing_jobs(conn, specs)
         missing = [row for row in rows if row[:4] not in existing]
+        # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
+        needed = {sha for row in missing for sha in json.loads(row[4]).values()}
+        conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
         conn.executemany(
             """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
                    max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)""",
