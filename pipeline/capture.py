@@ -118,7 +118,7 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
             current = state.get(rel)
             current_sha = current["sha256"] if current is not None and current["kind"] == "file" else None
             try:
-                raw, sha = stats.read(Path(config.content_dir) / rel, rel, current_sha)
+                raw, sha = stats.read(os.path.join(config.content_dir, rel), rel, current_sha)
             except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
                 report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
                 continue
@@ -150,13 +150,14 @@ class StatCache:
         self.conn = conn
         self.known = {row[0]: tuple(row[1:]) for row in conn.execute("SELECT * FROM file_stats")}
 
-    def read(self, path: Path, rel: str, current_sha: str | None) -> tuple[bytes | None, str]:
+    def read(self, path: str, rel: str, current_sha: str | None) -> tuple[bytes | None, str]:
         """(bytes, sha256) of the file; bytes is None when the cache vouches for `current_sha`."""
-        stat = path.stat()
+        stat = os.stat(path)
         size, mtime, sha, checked = self.known.get(rel, (None, None, None, 0))
         if sha == current_sha and (size, mtime) == (stat.st_size, stat.st_mtime_ns) and mtime < checked - self.RACY_NS:
             return None, sha
-        raw = path.read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read()
         sha = hashlib.sha256(raw).hexdigest()
         self.conn.execute(
             "INSERT OR REPLACE INTO file_stats VALUES (?, ?, ?, ?, ?)",

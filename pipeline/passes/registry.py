@@ -69,10 +69,6 @@ def spec_of(module: ModuleType) -> PassSpec:
     contract = module.CONTRACT
     if "diagnostics" not in contract.get("required", ()):
         raise PassLoadError(f"pass module {where}: CONTRACT must require a 'diagnostics' list")
-    try:
-        validate = fastjsonschema.compile(contract)
-    except fastjsonschema.JsonSchemaDefinitionException as exc:
-        raise PassLoadError(f"pass module {where}: CONTRACT is not a valid JSON Schema: {exc}") from None
     return PassSpec(
         name=module.NAME,
         version=int(module.VERSION),
@@ -81,9 +77,29 @@ def spec_of(module: ModuleType) -> PassSpec:
         run=module.run,
         select=getattr(module, "select", None),
         needs=tuple(getattr(module, "NEEDS", ())),
-        validate=validate,
+        validate=LazyValidator(contract, where),
         module=where,
     )
+
+
+class LazyValidator:
+    """Compiles a contract on first use: a build whose jobs are all reused never pays for it.
+
+    The schema itself is checked when the pass is loaded, which is cheap.
+    """
+
+    def __init__(self, contract: dict, where: str) -> None:
+        if not isinstance(contract, dict) or not isinstance(contract.get("type", "object"), (str, list)):
+            raise PassLoadError(f"pass module {where}: CONTRACT is not a valid JSON Schema object")
+        self.contract, self.where, self.compiled = contract, where, None
+
+    def __call__(self, output):
+        if self.compiled is None:
+            try:
+                self.compiled = fastjsonschema.compile(self.contract)
+            except fastjsonschema.JsonSchemaDefinitionException as exc:  # fails the job, with this message
+                raise ValueError(f"pass module {self.where}: CONTRACT is not a valid JSON Schema: {exc}") from None
+        return self.compiled(output)
 
 
 def _import(ref: str, base_dir: Path) -> ModuleType:

@@ -108,3 +108,14 @@ def test_config_file_names_a_custom_pass_relative_to_itself(tmp_path):
     config = load_config(tmp_path / "wiki.yaml")
     assert config.passes == [str(tmp_path / "extra" / "reading_time.py")] and config.strict is True
     assert isinstance(config, Config)
+
+
+def test_a_contract_that_is_not_a_schema_fails_the_jobs_with_a_clear_error(make_wiki, tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "NAME = 'bad'\nVERSION = 1\nCONTRACT = {'type': 'object', 'required': ['diagnostics'], 'minProperties': 'x'}\n"
+        "def run(article, inputs):\n    return {'diagnostics': []}\n"
+    )
+    config = make_wiki({"a.md": "x"}, passes=[str(tmp_path / "bad.py")])
+    report = build(config, workers=1)
+    (failure,) = report.process.failures
+    assert failure[1] == "bad" and "CONTRACT is not a valid JSON Schema" in failure[2]
