@@ -23,6 +23,12 @@ from pipeline.store import write
 
 ELIGIBLE = """(status = 'pending' OR (status = 'failed' AND error_kind = 'retryable'
                AND attempts < max_attempts AND next_retry_at <= :now))"""
+# Oldest first is id order (ids grow with creation). Each branch walks the (status, id) index and
+# stops after :limit rows; a single `ORDER BY` over the OR would sort every pending job on every claim.
+OLDEST_ELIGIBLE = """SELECT id FROM (SELECT id FROM processing_jobs WHERE status = 'pending' ORDER BY id LIMIT :limit)
+    UNION ALL SELECT id FROM (SELECT id FROM processing_jobs WHERE status = 'failed' AND error_kind = 'retryable'
+        AND attempts < max_attempts AND next_retry_at <= :now ORDER BY id LIMIT :limit)
+    ORDER BY id LIMIT :limit"""
 RECOVERED = "recovered stale processing job"
 _RNG = random.Random()
 
@@ -72,7 +78,7 @@ def claim(conn: sqlite3.Connection, *, worker: str, limit: int, lease_seconds: f
             f"""UPDATE processing_jobs
                 SET status = 'processing', attempts = attempts + 1, claim_token = :batch || '-' || id,
                     lease_expires_at = :lease, started_at = :now, finished_at = NULL, worker = :worker
-                WHERE id IN (SELECT id FROM processing_jobs WHERE {ELIGIBLE} ORDER BY created_at, id LIMIT :limit)
+                WHERE id IN ({OLDEST_ELIGIBLE})
                 RETURNING id, capture_id, pass_name, pass_version, input_fingerprint, inputs, claim_token, attempts""",
             {"batch": batch, "lease": now + lease_seconds, "now": now, "worker": worker, "limit": limit},
         ).fetchall()

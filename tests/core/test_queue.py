@@ -170,3 +170,11 @@ def test_jobs_survive_a_reopened_database(queue, make_wiki):
     statuses = [r["status"] for r in again.execute("SELECT status FROM processing_jobs ORDER BY id")]
     assert statuses == ["processing", "pending"]
     assert [j.id for j in claim(again, worker="w", limit=5, lease_seconds=10, now=1.0)] == [2]
+
+
+def test_a_due_retry_is_claimed_before_newer_pending_jobs(queue):
+    conn = queue(4)
+    (first,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=0.0)
+    _fail(conn, first, now=0.0)
+    jobs = claim(conn, worker="w", limit=2, lease_seconds=10, now=1000.0)
+    assert [job.id for job in jobs] == [first.id, 2]
