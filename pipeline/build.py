@@ -15,7 +15,7 @@ from pipeline.capture import CaptureReport, capture_content, current_capture_ids
 from pipeline.config import Config
 from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect
-from pipeline.facts import Facts, capture_log, gather
+from pipeline.facts import Change, Facts, gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
@@ -88,8 +88,8 @@ def process(
 ) -> ProcessReport:
     """Plan and drain every round for the current captures."""
     report = ProcessReport()
-    articles = load_articles(conn, current_capture_ids(conn))
     gathered = gathered or gather(conn, config.content_dir)
+    articles = load_articles(conn, gathered.capture_ids)
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     for round_specs in rounds(specs):
@@ -112,12 +112,12 @@ def process(
 
 
 def render(
-    conn: sqlite3.Connection, config: Config, specs: list[PassSpec], wiki: Wiki, progress: Progress, workers: int
+    config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int
 ) -> SiteReport:
     """Write the site into the output folder from the results."""
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    return render_site(config, wiki, capture_log(conn), versions, tick=progress.advance, workers=workers)
+    return render_site(config, wiki, log, versions, tick=progress.advance, workers=workers)
 
 
 def build(
@@ -135,7 +135,7 @@ def build(
     try:
         captured = capture_content(conn, config)
         gathered = gather(conn, config.content_dir)
-        stamp = build_stamp(conn, config, specs, gathered, site)
+        stamp = build_stamp(config, specs, gathered, site)
         last = load_last(config, kind) if reuse else None
         if last and last.stamp == stamp and (not site or site_intact(config)):
             processed = ProcessReport(reused=last.jobs, diagnostics=last.diagnostics, skipped=True)
@@ -144,7 +144,7 @@ def build(
         save_last(config, kind, None)
         count = worker_count(config, workers)
         processed = process(conn, config, specs, count, progress, gathered)
-        rendered = render(conn, config, specs, processed.wiki, progress, count) if site else None
+        rendered = render(config, specs, processed.wiki, gathered.log, progress, count) if site else None
         if not processed.failures:
             counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
             jobs = len(processed.created_jobs) + processed.reused
@@ -155,10 +155,10 @@ def build(
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
 
 
-def build_stamp(conn: sqlite3.Connection, config: Config, specs: list[PassSpec], gathered: Facts, site: bool) -> str:
+def build_stamp(config: Config, specs: list[PassSpec], gathered: Facts, site: bool) -> str:
     settings = {}
     if site:
         settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name, "base_url": config.base_url,
                     "search": config.search, "theme": theme_digest(config.templates_dir)}  # fmt: skip
     options = wiki_options(config)
-    return stamp_of(current_capture_ids(conn), specs, options, gathered.data, gathered.facts, settings)
+    return stamp_of(gathered.capture_ids, specs, options, gathered.data, gathered.facts, settings)

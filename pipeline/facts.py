@@ -4,7 +4,7 @@
   `citations.yaml`), parsed; a file that does not parse becomes a problem
   with its line, and the build goes on without it.
 - Git: the last commit time of every file, from one `git log` walk.
-- Capture history: every (time, hash) a path has had.
+- Capture history: every (time, hash) a path has had, and the whole capture log.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from pipeline.capture import current_capture_ids
+
 DATA_FILES = ("redirects", "categories", "citations")
 
 
@@ -24,14 +26,17 @@ class Facts:
     data: dict = field(default_factory=dict)  # name -> parsed YAML, or None
     facts: dict = field(default_factory=dict)  # git_times, history
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
+    capture_ids: list[int] = field(default_factory=list)  # the current captures, by path
+    log: list = field(default_factory=list)  # every Change, oldest first (history and recent-changes pages)
 
 
 def gather(conn: sqlite3.Connection, content_dir: Path) -> Facts:
-    result = Facts()
+    """Read, once per build, everything passes and pages know beyond the captures themselves."""
+    result = Facts(capture_ids=current_capture_ids(conn), log=capture_log(conn))
     for name in DATA_FILES:
         result.data[name] = _read_yaml(Path(content_dir) / f"{name}.yaml", result.problems)
     result.facts["git_times"] = git_times(Path(content_dir))
-    result.facts["history"] = capture_history(conn)
+    result.facts["history"] = history_of(result.log)
     return result
 
 
@@ -70,18 +75,6 @@ def git_times(folder: Path) -> dict[str, int]:
     return times
 
 
-def capture_history(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
-    history: dict[str, list[tuple[str, str]]] = {}
-    rows = conn.execute(
-        """SELECT h.path, h.observed_at, c.sha256, c.kind FROM capture_history h
-           JOIN captures c ON c.id = h.capture_id ORDER BY h.id"""
-    )
-    for row in rows:
-        if row["kind"] == "file":
-            history.setdefault(row["path"], []).append((row["observed_at"], row["sha256"]))
-    return history
-
-
 @dataclass(frozen=True)
 class Change:
     """One row of the capture log: a path pointed at new bytes (or was removed) at `time`."""
@@ -100,3 +93,12 @@ def capture_log(conn: sqlite3.Connection) -> list[Change]:
            JOIN captures c ON c.id = h.capture_id ORDER BY h.id"""
     )
     return [Change(row["path"], row["observed_at"], row["sha256"], row["kind"], row["git_commit"]) for row in rows]
+
+
+def history_of(log: list[Change]) -> dict[str, list[tuple[str, str]]]:
+    """path -> [(captured_at, sha256), ...] of its file captures, oldest first (the log is oldest first)."""
+    history: dict[str, list[tuple[str, str]]] = {}
+    for change in log:
+        if change.kind == "file":
+            history.setdefault(change.path, []).append((change.time, change.sha256))
+    return history
