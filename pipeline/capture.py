@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import fnmatch
 import hashlib
-import json
 import os
 import sqlite3
 import subprocess
@@ -20,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pipeline import jsonio
 from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.passes.base import Article
@@ -99,7 +99,7 @@ def article_of(row: sqlite3.Row) -> Article:
     meta = row["frontmatter"]
     return Article(
         capture_id=row["id"], path=row["path"], sha256=row["sha256"], size=row["size"], text=row["text"],
-        decode_error=row["decode_error"], frontmatter=None if meta is None else json.loads(meta),
+        decode_error=row["decode_error"], frontmatter=None if meta is None else jsonio.loads(meta),
         frontmatter_error=row["frontmatter_error"], frontmatter_error_line=row["frontmatter_error_line"],
         body=row["body"] or "", body_line=row["body_line"] or 1, lang=row["lang"], slug=row["slug"],
     )  # fmt: skip
@@ -183,7 +183,7 @@ def _file_capture(conn, config, rel, raw, sha, now, commit, report) -> int:
            VALUES (?, ?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             rel, sha, len(raw), raw, parsed.text, parsed.decode_error,
-            None if parsed.frontmatter is None else json.dumps(parsed.frontmatter, ensure_ascii=False),
+            None if parsed.frontmatter is None else jsonio.dumps(parsed.frontmatter),
             parsed.frontmatter_error, parsed.frontmatter_error_line, parsed.body, parsed.body_line,
             parsed.lang, parsed.slug, commit, now,
         ),

@@ -10,10 +10,10 @@ that identity either exists already (its result is reused) or is created
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 from dataclasses import dataclass, field
 
+from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.store import write
@@ -47,7 +47,7 @@ class _Hasher:
     def __call__(self, value) -> tuple[str, str]:
         hit = self.seen.get(id(value))
         if hit is None:
-            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            text = jsonio.dumps(value, sort_keys=True)
             hit = (value, text, hashlib.sha256(text.encode()).hexdigest())
             self.seen[id(value)] = hit
         return hit[1], hit[2]
@@ -72,7 +72,7 @@ def plan_round(
         existing = _existing_jobs(conn, specs)
         missing = [row for row in rows if row[:4] not in existing]
         # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
-        needed = {sha for row in missing for sha in json.loads(row[4]).values()}
+        needed = {sha for row in missing for sha in jsonio.loads(row[4]).values()}
         conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
         conn.executemany(
             """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
@@ -116,7 +116,7 @@ def _slices_of(specs: list[PassSpec], articles: list[Article], wiki: Wiki) -> tu
                 text, sha = hasher(value)
                 blobs[sha] = text
                 shas[name] = sha
-            inputs = json.dumps(shas, sort_keys=True)
+            inputs = jsonio.dumps(shas, sort_keys=True)
             rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
     return rows, blobs
 
@@ -146,7 +146,7 @@ def load_results(conn: sqlite3.Connection, plan: Plan) -> dict[str, dict[int, di
         )
         for row in rows:
             capture_id, name = by_job[row["job_id"]]
-            results.setdefault(name, {})[capture_id] = json.loads(row["output"])
+            results.setdefault(name, {})[capture_id] = jsonio.loads(row["output"])
     return results
 
 

@@ -13,12 +13,12 @@ jobs between states. Every function takes `now` so tests control the clock.
 
 from __future__ import annotations
 
-import json
 import random
 import secrets
 import sqlite3
 from dataclasses import dataclass
 
+from pipeline import jsonio
 from pipeline.store import write
 
 ELIGIBLE = """(status = 'pending' OR (status = 'failed' AND error_kind = 'retryable'
@@ -88,7 +88,7 @@ def claim(conn: sqlite3.Connection, *, worker: str, limit: int, lease_seconds: f
         )
     jobs = [
         ClaimedJob(r["id"], r["capture_id"], r["pass_name"], r["pass_version"], r["input_fingerprint"],
-                   json.loads(r["inputs"]), r["claim_token"], r["attempts"])
+                   jsonio.loads(r["inputs"]), r["claim_token"], r["attempts"])
         for r in rows
     ]  # fmt: skip
     return sorted(jobs, key=lambda job: job.id)

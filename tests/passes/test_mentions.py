@@ -12,6 +12,7 @@ from pipeline.build import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes import mentions, metadata
 from pipeline.passes.base import Wiki
+from pipeline.passes.prose import prose_pieces
 from pipeline.passes.registry import spec_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mentions"
@@ -111,6 +112,19 @@ def test_an_own_alias_is_not_linked_even_when_another_article_has_that_title():
 def test_decomposed_accents_match_a_composed_title():
     out = run("Un Cafe\u0301 noir.\n")
     assert [(s["mention"], s["target_path"]) for s in out["suggestions"]] == [("Cafe\u0301", "cafe.md")]
+
+
+def test_the_first_word_filter_keeps_every_mention_it_must():
+    # Paragraphs without a name's first word are skipped; these each hold one, in any case or after a symbol.
+    body = "Nothing here.\n\nAll about THREE ring architecture.\n\nPlain words.\n\nSee (.net) and node.js.\n"
+    found = [s["mention"] for s in run(body)["suggestions"]]
+    assert found == ["THREE ring architecture", ".net", "node.js"]
+
+
+def test_prose_pieces_look_only_into_wanted_paragraphs():
+    body = "alpha beta\n\ngamma delta\n"
+    assert [p.line for p in prose_pieces(body)] == [0, 2]
+    assert [p.line for p in prose_pieces(body, wanted=lambda text: "gamma" in text)] == [2]
 
 
 def test_a_file_without_frontmatter_counts_lines_from_one():
