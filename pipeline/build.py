@@ -7,6 +7,7 @@ the workers, and its results handed to the next round.
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -90,6 +91,7 @@ def process(
     report = ProcessReport()
     gathered = gathered or gather(conn, config.content_dir)
     articles = load_articles(conn, gathered.capture_ids)
+    settle()
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     for round_specs in rounds(specs):
@@ -105,10 +107,22 @@ def process(
         report.work.add(run_workers(config, specs, count))
         progress.advance(len(plan.created))
         wiki.results.update(load_results(conn, plan))
+        settle()
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     report.diagnostics = collect(wiki, report.problems, report.failures)
     return report
+
+
+def settle() -> None:
+    """Take what the build has loaded out of the garbage collector's sight until the build ends.
+
+    Articles and results are millions of objects kept for the whole build; left
+    in view, every full collection walks all of them again (about a tenth of a
+    cold build of 10,000 articles), and forked workers copy the pages it touches.
+    `build` hands them back (`gc.unfreeze`) when it ends.
+    """
+    gc.freeze()
 
 
 def render(
@@ -150,6 +164,7 @@ def build(
             jobs = len(processed.created_jobs) + processed.reused
             save_last(config, kind, LastBuild(stamp, jobs, processed.diagnostics, counts))
     finally:
+        gc.unfreeze()
         progress.close()
         conn.close()
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)

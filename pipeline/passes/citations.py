@@ -265,7 +265,7 @@ class Parsed:
             found = []
             if child.type == "footnote_ref":
                 found = [("footnote", child.meta["label"], f"[^{child.meta['label']}]")]
-            elif child.type == "text":
+            elif child.type == "text" and "[" in child.content:  # most text cites nothing: skip the masking
                 prose = _mask(child.content)
                 found = [("footnote", m[1], m[0]) for m in FOOTNOTE_MARKER.finditer(prose)]
                 found += [("numeric", str(int(m[1])), m[0]) for m in NUMERIC_MARKER.finditer(prose)]

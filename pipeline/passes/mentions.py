@@ -26,7 +26,7 @@ from functools import lru_cache
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
-from pipeline.passes.prose import Piece, prose_pieces
+from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.urls import article_url
 
 NAME = "mentions"
@@ -144,14 +144,16 @@ class Matcher:
         return {term_key(name) for name in [title, *aliases]}
 
     def may_start_name(self, text: str) -> bool:
-        """False when `text` holds no first word of a name (checked for ASCII text only, where
-        folding is lowercasing, with one C-level split: most prose starts no name)."""
-        return not text.isascii() or not self.firsts.isdisjoint(TOKEN.findall(text.lower()))
+        """False when `text` holds no first word of a name: most prose starts none.
+
+        The text is folded as a whole, then split in one C-level call; folding
+        never joins or splits words, so its words are the folded words of `text`.
+        """
+        folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
+        return not self.firsts.isdisjoint(TOKEN.findall(folded))
 
     def scan(self, line: str, start: int, end: int) -> list[Match]:
         """Every name occurring in `line[start:end]` on whole words (overlaps included)."""
-        if not self.may_start_name(line[start:end]):
-            return []
         tokens = [(m.start(), m.end(), fold(m.group())) for m in TOKEN.finditer(line, start, end)]
         matches = []
         for i, (first_start, _, word) in enumerate(tokens):
@@ -240,12 +242,16 @@ def run(article: Article, inputs: dict) -> dict:
 
 def find_mentions(article: Article, matcher: Matcher) -> list[tuple[int, Match, str]]:
     """(body line, match, mention) of the first mention of each other article, in document order."""
+    # A body that holds no first word of a name outside its wikilinks holds no mention: no parse needed.
+    if not matcher.may_start_name(WIKILINK.sub(" ", article.body)):
+        return []
     own = matcher.by_path.get(article.path)
     own_names = matcher.names_of(own) if own is not None else set()
     lines = article.body.split("\n")
     seen: set[int] = set()
     found = []
-    for number, pieces in _by_line(prose_pieces(article.body, wanted=matcher.may_start_name)):
+    wanted = lambda text: matcher.may_start_name(WIKILINK.sub(" ", text))  # noqa: E731
+    for number, pieces in _by_line(prose_pieces(article.body, wanted=wanted)):
         for match in _longest_first(m for p in pieces for m in matcher.scan(lines[number], p.start, p.end)):
             target = match.term.target
             # Self and ambiguous names still take their words, so nothing shorter links inside them.

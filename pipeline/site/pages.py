@@ -80,6 +80,7 @@ def categories(model: Model) -> dict[str, list[Category]]:
             e["id"]: Category(e["id"], e["name"], e["scope"], e["order"], _category_url(e["id"], lang, model), True)
             for e in sorted(declared, key=lambda e: (e["order"], e["n"]))
         }
+        members: set[tuple[str, str]] = set()  # (category id, page url): a set, as a category may list thousands
         for page in (p for p in model.articles if p.lang == lang):
             for name in dict.fromkeys(page.category_names):
                 entry = lookup.get(lookup_key(name))
@@ -87,7 +88,8 @@ def categories(model: Model) -> dict[str, list[Category]]:
                 if ident not in found:
                     found[ident] = Category(ident, name, None, math.inf, _category_url(ident, lang, model), False)
                 category = found[ident]
-                if all(member.url != page.url for member in category.members):
+                if (ident, page.url) not in members:
+                    members.add((ident, page.url))
                     category.members.append(Link(page.title, page.url, lang))
                     page.categories.append(Link(category.name, category.url, lang))
         for category in found.values():

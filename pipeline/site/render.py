@@ -84,7 +84,8 @@ def render_files(
     planned = plan_pages(model)
     _alternates(planned, model.default_language)
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
-    job = PageJob(env, settings, navs, previous)
+    salts = {lang: hashlib.sha256(repr((settings, str(nav), previous.salt)).encode()).hexdigest() for lang, nav in navs.items()}
+    job = PageJob(env, settings, navs, previous, salts)
     keys = render_pages(job, planned, writer, tick, workers)
     redirects = wiki_pages.redirects(model, {page.url for page in planned})
     for redirect in redirects:
@@ -109,26 +110,27 @@ class PageJob:
     settings: Settings
     navs: dict[str, Markup]
     previous: Previous
+    salts: dict[str, str]  # lang -> digest of what all its pages share: settings, navigation, theme
 
     def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
         """(file, bytes or None when the file there is already this page, digest or None)."""
         rel, nav = page_file(page.url), self.navs[page.lang]
         key = None
         if page.key[0] in ("article", "history"):
-            key = _digest(page, self.settings, nav, self.previous.salt)
+            key = _digest(page, self.salts[page.lang])
             if self.previous.keys.get(rel) == key and self.previous.exists(rel):
                 return rel, None, key
         return rel, _render(self.env, self.settings, page, nav), key
 
 
-def _digest(page: Planned, settings: Settings, nav: Markup, salt: str) -> str:
-    """Everything an article or history page is rendered from.
+def _digest(page: Planned, salt: str) -> str:
+    """Everything an article or history page is rendered from (`salt`: what every page shares).
 
     Pickled (twice as fast as repr) in fast mode: without its memo, equal values
     pickle to equal bytes whether or not they are the same object. The page
     records hold no sets, whose order could vary between runs.
     """
-    material = (page.template, page.title, page.url, page.lang, page.alternates, page.context, settings, nav, salt)
+    material = (page.template, page.title, page.url, page.lang, page.alternates, page.context, salt)
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=5)
     pickler.fast = True

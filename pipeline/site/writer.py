@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 
 @dataclass
@@ -32,18 +32,18 @@ class SiteWriter:
         self.out_dir, self.manifest = Path(out_dir), manifest
         self.report = WriteReport()
         self.files: list[str] = []
-        self.folders: set[Path] = set()  # made already: one mkdir per folder, not per file
+        self.folders: set[str] = set()  # made already: one mkdir per folder, not per file
 
     def put(self, rel: str, data: bytes | None) -> None:
-        target = self.out_dir / _safe(rel)
+        # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
+        target = os.path.join(self.out_dir, _safe(rel))
         changed = data is not None and not _same(target, data)
         if changed:
-            if target.parent not in self.folders:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                self.folders.add(target.parent)
-            temporary = target.with_name(f".{target.name}.tmp")
-            temporary.write_bytes(data)
-            os.replace(temporary, target)
+            folder = os.path.dirname(target)
+            if folder not in self.folders:
+                os.makedirs(folder, exist_ok=True)
+                self.folders.add(folder)
+            _write(target, data)
         self.record(rel, changed)
 
     def record(self, rel: str, changed: bool) -> None:
@@ -91,17 +91,36 @@ def _record(manifest: Path, out_dir: Path) -> dict:
 
 def _safe(rel: str) -> str:
     """A relative path that stays inside the output folder (URLs come from content: never trust them)."""
-    parts = PurePosixPath(rel).parts
-    if not parts or rel.startswith("/") or any(part in ("..", "") for part in parts):
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or ".." in parts:
         raise ValueError(f"refusing to write outside the output folder: {rel!r}")
     return rel
 
 
-def _same(target: Path, data: bytes) -> bool:
+def _same(target: str, data: bytes) -> bool:
     try:
-        return target.stat().st_size == len(data) and target.read_bytes() == data
+        if os.stat(target).st_size != len(data):
+            return False
+        with open(target, "rb") as file:
+            return file.read() == data
     except OSError:
         return False
+
+
+def _write(target: str, data: bytes) -> None:
+    """A new file is written in place; an existing one is replaced atomically, so a reader of the
+    site (the preview server) sees the old page or the new one, never half of one."""
+    try:
+        with open(target, "xb") as file:
+            file.write(data)
+            return
+    except FileExistsError:
+        pass
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name}.tmp")
+    with open(temporary, "wb") as file:
+        file.write(data)
+    os.replace(temporary, target)
 
 
 def _prune(folder: Path, out_dir: Path) -> None:
