@@ -79,7 +79,7 @@ def current_capture_ids(conn: sqlite3.Connection) -> list[int]:
 
 
 ARTICLE_COLUMNS = """id, path, sha256, size, text, decode_error, frontmatter, frontmatter_error,
-    frontmatter_error_line, body, body_line, lang, slug"""
+    frontmatter_error_line, body_line, lang, slug"""
 
 
 def load_articles(conn: sqlite3.Connection, ids: list[int]) -> list[Article]:
@@ -101,7 +101,7 @@ def article_of(row: sqlite3.Row) -> Article:
         capture_id=row["id"], path=row["path"], sha256=row["sha256"], size=row["size"], text=row["text"],
         decode_error=row["decode_error"], frontmatter=None if meta is None else jsonio.loads(meta),
         frontmatter_error=row["frontmatter_error"], frontmatter_error_line=row["frontmatter_error_line"],
-        body=row["body"] or "", body_line=row["body_line"] or 1, lang=row["lang"], slug=row["slug"],
+        body_line=row["body_line"] or 1, lang=row["lang"], slug=row["slug"],
     )  # fmt: skip
 
 
@@ -179,12 +179,12 @@ def _file_capture(conn, config, rel, raw, sha, now, commit, report) -> int:
         report.problems.append((rel, parsed.frontmatter_error_line or 1, parsed.frontmatter_error))
     cursor = conn.execute(
         """INSERT INTO captures (path, sha256, kind, size, raw, text, decode_error, frontmatter,
-               frontmatter_error, frontmatter_error_line, body, body_line, lang, slug, git_commit, captured_at)
-           VALUES (?, ?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+               frontmatter_error, frontmatter_error_line, body_line, lang, slug, git_commit, captured_at)
+           VALUES (?, ?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             rel, sha, len(raw), raw, parsed.text, parsed.decode_error,
             None if parsed.frontmatter is None else jsonio.dumps(parsed.frontmatter),
-            parsed.frontmatter_error, parsed.frontmatter_error_line, parsed.body, parsed.body_line,
+            parsed.frontmatter_error, parsed.frontmatter_error_line, parsed.body_line,
             parsed.lang, parsed.slug, commit, now,
         ),
     )  # fmt: skip

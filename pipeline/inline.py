@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import fields
 
 from pipeline.build import DEFAULT_OPTIONS
 from pipeline.passes.base import Article, PassSpec, Wiki
@@ -23,7 +24,7 @@ def articles_from(files: dict[str, str | bytes], default_language: str = "en") -
         raw = files[path].encode() if isinstance(files[path], str) else files[path]
         parsed = parse_source(path, raw, default_language)
         identity = {"capture_id": number, "path": path, "sha256": hashlib.sha256(raw).hexdigest(), "size": len(raw)}
-        articles.append(Article(**vars(parsed), **identity))
+        articles.append(Article(**{f.name: getattr(parsed, f.name) for f in fields(parsed)}, **identity))
     return articles
 
 

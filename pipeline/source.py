@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 
 import yaml
@@ -33,23 +34,34 @@ class ParsedSource:
     frontmatter: dict | None
     frontmatter_error: str | None
     frontmatter_error_line: int | None
-    body: str
     body_line: int
     lang: str
     slug: str
+
+    @cached_property
+    def body(self) -> str:
+        """The text from line `body_line` on: after the frontmatter, all of it without one, '' without text.
+
+        Derived, not stored: a wiki's bodies are most of its text, and holding
+        both doubled the memory of every process that loads articles.
+        """
+        if self.text is None or self.body_line <= 1:
+            return self.text or ""
+        parts = self.text.split("\n", self.body_line - 1)
+        return parts[-1] if len(parts) == self.body_line else ""
 
 
 def parse_source(path: str, raw: bytes, default_language: str) -> ParsedSource:
     """Decode `raw` (the bytes of `path`) and split it into frontmatter and body."""
     text, decode_error = decode(raw)
     if text is None:
-        return ParsedSource(None, decode_error, None, None, None, "", 1, *name_lang_slug(path, default_language))
-    meta, error, error_line, body, body_line = split_frontmatter(text)
+        return ParsedSource(None, decode_error, None, None, None, 1, *name_lang_slug(path, default_language))
+    meta, error, error_line, body_line = split_frontmatter(text)
     lang, slug = name_lang_slug(path, default_language)
     if meta:
         lang = _text_value(meta.get("lang")) or _text_value(meta.get("language")) or lang
         slug = _text_value(meta.get("slug")) or slug
-    return ParsedSource(text, None, meta, error, error_line, body, body_line, lang, slug)
+    return ParsedSource(text, None, meta, error, error_line, body_line, lang, slug)
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
@@ -63,19 +75,18 @@ def decode(raw: bytes) -> tuple[str | None, str | None]:
         return None, f"not UTF-8: byte 0x{raw[exc.start]:02x} at line {line}"
 
 
-def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, str, int]:
-    """Return (frontmatter, error, error line, body, body's first line).
+def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, int]:
+    """Return (frontmatter, error, error line, the body's first line).
 
     Frontmatter is a YAML mapping between a first line `---` and the next `---`
     (or `...`). A file without it has frontmatter None and no error.
     """
     lines = text.split("\n")
     if not lines or not FENCE.match(lines[0]):
-        return None, None, None, text, 1
+        return None, None, None, 1
     end = next((i for i in range(1, len(lines)) if FENCE_END.match(lines[i])), None)
     if end is None:
-        return None, "frontmatter is not closed by a '---' line", 1, text, 1
-    body = "\n".join(lines[end + 1 :])
+        return None, "frontmatter is not closed by a '---' line", 1, 1
     try:
         meta = yaml.load("\n".join(lines[1:end]), Loader=SafeLoader)
     except yaml.YAMLError as exc:
@@ -84,12 +95,12 @@ def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, s
         # (an unclosed bracket) is reported on its last line, not on the closing fence.
         line = min(mark.line + 2, end) if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, f"YAML does not parse: {problem}", line, body, end + 2
+        return None, f"YAML does not parse: {problem}", line, end + 2
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        return None, f"frontmatter must be a mapping of keys, not a {type(meta).__name__}", 2, body, end + 2
-    return to_json_safe(meta), None, None, body, end + 2
+        return None, f"frontmatter must be a mapping of keys, not a {type(meta).__name__}", 2, end + 2
+    return to_json_safe(meta), None, None, end + 2
 
 
 def to_json_safe(value):

@@ -54,7 +54,7 @@ SCHEMA_V1 = (
         frontmatter TEXT,                 -- JSON object, or NULL
         frontmatter_error TEXT,
         frontmatter_error_line INTEGER,
-        body TEXT,
+        body TEXT,                        -- unused: the body is derived from text and body_line
         body_line INTEGER,                -- line of the file where the body starts (1-based)
         lang TEXT,
         slug TEXT,

@@ -4,7 +4,7 @@ import json
 
 from conftest import folder_hashes
 from pipeline.build import passes_for, plan_captures
-from pipeline.capture import capture_content, current_capture_ids, iter_sources
+from pipeline.capture import capture_content, current_capture_ids, iter_sources, load_articles
 from pipeline.config import Config
 from pipeline.passes.registry import rounds
 from pipeline.store import open_store
@@ -45,7 +45,7 @@ def test_capture_records_fields(make_wiki):
     row = conn.execute("SELECT * FROM captures").fetchone()
     assert row["path"] == "guide.es.md" and row["lang"] == "es" and row["slug"] == "guia"
     assert json.loads(row["frontmatter"]) == {"title": "Guía", "slug": "guia", "tags": ["a"], "date": "2024-01-02"}
-    assert row["body"] == "\nHola\n" and row["body_line"] == 7
+    assert row["body_line"] == 7 and load_articles(conn, [row["id"]])[0].body == "\nHola\n"
     assert row["raw"] == (config.content_dir / "guide.es.md").read_bytes()
     assert row["captured_at"] and row["kind"] == "file"
 
