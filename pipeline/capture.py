@@ -62,20 +62,36 @@ def iter_sources(config: Config) -> list[str]:
     return sorted(found)
 
 
-def current_state(conn: sqlite3.Connection) -> dict[str, sqlite3.Row]:
-    """path -> (capture id, sha256, kind) of the newest history row of each path."""
-    rows = conn.execute(
+@dataclass(frozen=True)
+class Current:
+    """The capture a path points at now."""
+
+    id: int
+    sha256: str
+    kind: str  # 'file' or 'removal'
+
+
+def current_state(conn: sqlite3.Connection) -> dict[str, Current]:
+    """path -> the capture of the newest history row of each path."""
+    rows = plain_rows(conn).execute(
         """SELECT h.path, c.id, c.sha256, c.kind FROM capture_history h
-           JOIN captures c ON c.id = h.capture_id
+           JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id
            WHERE h.id IN (SELECT MAX(id) FROM capture_history GROUP BY path)"""
     )
-    return {row["path"]: row for row in rows}
+    return {path: Current(ident, sha, kind) for path, ident, sha, kind in rows}
 
 
 def current_capture_ids(conn: sqlite3.Connection) -> list[int]:
     """The captures that make up the wiki now (removed paths excluded), by path."""
     state = current_state(conn)
-    return [state[p]["id"] for p in sorted(state) if state[p]["kind"] == "file"]
+    return [state[p].id for p in sorted(state) if state[p].kind == "file"]
+
+
+def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor giving tuples: reading every row of a big wiki, sqlite3.Row costs more than the query."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor
 
 
 ARTICLE_COLUMNS = """id, path, sha256, size, text, decode_error, frontmatter, frontmatter_error,
@@ -116,7 +132,7 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
         stats = StatCache(conn)
         for rel in paths:
             current = state.get(rel)
-            current_sha = current["sha256"] if current is not None and current["kind"] == "file" else None
+            current_sha = current.sha256 if current is not None and current.kind == "file" else None
             try:
                 raw, sha = stats.read(os.path.join(config.content_dir, rel), rel, current_sha)
             except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
@@ -130,8 +146,8 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
             _observe(conn, rel, capture_id, now, commit)
             report.new.append(capture_id)
         for rel in sorted(set(state) - set(paths)):
-            if state[rel]["kind"] == "file":
-                _observe(conn, rel, _removal_capture(conn, rel, state[rel]["sha256"], now, commit), now, commit)
+            if state[rel].kind == "file":
+                _observe(conn, rel, _removal_capture(conn, rel, state[rel].sha256, now, commit), now, commit)
                 report.removed.append(rel)
     return report
 
@@ -148,7 +164,8 @@ class StatCache:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self.known = {row[0]: tuple(row[1:]) for row in conn.execute("SELECT * FROM file_stats")}
+        rows = plain_rows(conn).execute("SELECT path, size, mtime_ns, sha256, checked_ns FROM file_stats")
+        self.known = {path: (size, mtime, sha, checked) for path, size, mtime, sha, checked in rows}
 
     def read(self, path: str, rel: str, current_sha: str | None) -> tuple[bytes | None, str]:
         """(bytes, sha256) of the file; bytes is None when the cache vouches for `current_sha`."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.capture import current_capture_ids
+from pipeline.capture import current_capture_ids, plain_rows
 
 DATA_FILES = ("redirects", "categories", "citations")
 
@@ -88,11 +88,11 @@ class Change:
 
 def capture_log(conn: sqlite3.Connection) -> list[Change]:
     """Every capture-history row, oldest first, with its git commit (for history and recent-changes pages)."""
-    rows = conn.execute(
+    rows = plain_rows(conn).execute(
         """SELECT h.path, h.observed_at, c.sha256, c.kind, h.git_commit FROM capture_history h
-           JOIN captures c ON c.id = h.capture_id ORDER BY h.id"""
+           JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id ORDER BY h.id"""
     )
-    return [Change(row["path"], row["observed_at"], row["sha256"], row["kind"], row["git_commit"]) for row in rows]
+    return [Change(*row) for row in rows]
 
 
 def history_of(log: list[Change]) -> dict[str, list[tuple[str, str]]]:

@@ -29,6 +29,10 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     md.use(footnote_plugin).use(tasklists_plugin)
     md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
     md.use(heading_ids_plugin)
+    # URL normalization is pure and costly (a URL parse and re-encode each time), and a wiki
+    # repeats its URLs: remember the last few thousand.
+    for name in ("normalizeLink", "normalizeLinkText", "validateLink"):
+        setattr(md, name, lru_cache(maxsize=4096)(getattr(md, name)))
     return md
 
 
