@@ -20,6 +20,7 @@ from pipeline.facts import Change, Facts, gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
+from pipeline.plan_memo import Digests
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, render_site, site_intact
 from pipeline.site.theme import theme_digest
@@ -94,10 +95,12 @@ def process(
     settle()
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
+    digests: Digests = {}
     for round_specs in rounds(specs):
         plan = plan_round(
-            conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers
-        )
+            conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
+            digests=digests,
+        )  # fmt: skip
         paths = {article.capture_id: article.path for article in articles}
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused
@@ -106,7 +109,7 @@ def process(
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         report.work.add(run_workers(config, specs, count))
         progress.advance(len(plan.created))
-        wiki.results.update(load_results(conn, plan))
+        wiki.results.update(load_results(conn, plan, digests))
         settle()
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
+from pipeline.plan_memo import Digests, load_memo, own_of, save_memo, world_of
 from pipeline.store import write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
+FEW_ROWS = 2000  # below this, jobs are looked up one by one rather than all read
 
 
 @dataclass
@@ -28,6 +30,7 @@ class Plan:
 
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     created: list[tuple[int, str]] = field(default_factory=list)  # (capture id, pass name) of new jobs
+    selected: int = 0  # jobs whose slice was selected (the others the last plan lent)
 
     @property
     def reused(self) -> int:
@@ -63,13 +66,20 @@ def fingerprint(article: Article, input_shas: dict[str, str]) -> str:
 
 def plan_round(
     conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int,
-    now: float, workers: int = 1,
+    now: float, workers: int = 1, digests: Digests | None = None,
 ) -> Plan:
-    """Create the missing jobs of `specs` for `articles`; return every job of the round."""
+    """Create the missing jobs of `specs` for `articles`; return every job of the round.
+
+    `digests` (of the results so far) let the last plan lend its jobs (`plan_memo`).
+    """
     plan = Plan()
-    rows, blobs = _slices(specs, articles, wiki, workers)
     with write(conn):
-        existing = _existing_jobs(conn, specs)
+        lent = _lend(conn, specs, articles, wiki, digests or {})
+        # Article-major order: a worker's batch then holds several passes of one article,
+        # so a parse cached in the worker process serves all of them.
+        todo = [(a, spec) for a in articles for spec in specs if (a.capture_id, spec.name) not in lent.jobs]
+        rows, blobs = _slices(todo, wiki, workers)
+        existing = _existing_jobs(conn, specs, rows)
         missing = [row for row in rows if row[:4] not in existing]
         # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
         needed = {sha for row in missing for sha in jsonio.loads(row[4]).values()}
@@ -80,50 +90,90 @@ def plan_round(
             [row + (max_attempts, now) for row in missing],
         )
         if missing:
-            existing = _existing_jobs(conn, specs)
+            existing = _existing_jobs(conn, specs, rows)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
-        plan.jobs = {(row[0], row[1]): existing[row[:4]] for row in rows}
+        plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
+        plan.selected = len(todo)
+        lent.save(conn, plan.jobs)
     return plan
 
 
-def _slices(specs: list[PassSpec], articles: list[Article], wiki: Wiki, workers: int) -> tuple[list, dict]:
+@dataclass
+class _Lent:
+    """What the last plans lend this round: jobs, and each pass's world and own digests to record."""
+
+    specs: list[PassSpec]
+    articles: list[Article]
+    worlds: dict[str, tuple[str, bool]]  # pass -> (world, whether it differs from the last plan's)
+    owns: dict[tuple[int, str], str]  # (capture id, pass) -> own digest
+    jobs: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int]) -> None:
+        for spec in self.specs:
+            world, fresh = self.worlds[spec.name]
+            keys = [(a.capture_id, spec.name) for a in self.articles]
+            new = [key for key in keys if fresh or key not in self.jobs]
+            save_memo(conn, spec, world, [(cid, self.owns[(cid, name)], jobs[(cid, name)]) for cid, name in new],
+                      fresh=fresh)  # fmt: skip
+
+
+def _lend(conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests) -> _Lent:
+    lent = _Lent(specs, articles, {}, {})
+    for spec in specs:
+        world = world_of(spec, wiki, digests)
+        memo = load_memo(conn, spec, world)
+        lent.worlds[spec.name] = (world, not memo)
+        for article in articles:
+            key = (article.capture_id, spec.name)
+            own = lent.owns[key] = own_of(spec, article, digests)
+            hit = memo.get(article.capture_id)
+            if hit is not None and hit[0] == own:
+                lent.jobs[key] = hit[1]
+    return lent
+
+
+def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict]:
     """Every job's row (identity and inputs) and the input blobs, computed by `workers` processes."""
-    shares = max(1, min(workers, len(articles) * len(specs) // MIN_JOBS_PER_PROCESS))
-    if shares > 1:
-        for spec in specs:  # build the shared indexes before forking, so no process builds them again
-            if spec.select and articles:
-                spec.select(articles[0], wiki)
-    parts = fork_map(lambda share: _slices_of(specs, articles[share::shares], wiki), list(range(shares)))
-    rows = [None] * len(articles) * len(specs)
+    shares = max(1, min(workers, len(todo) // MIN_JOBS_PER_PROCESS))
+    if shares > 1:  # build the shared indexes before forking, so no process builds them again
+        for article, spec in {spec.name: (article, spec) for article, spec in todo if spec.select}.values():
+            spec.select(article, wiki)
+    parts = fork_map(lambda share: _slices_of(todo[share::shares], wiki), list(range(shares)))
+    rows = [None] * len(todo)
     blobs: dict[str, str] = {}
     for share, (share_rows, share_blobs) in enumerate(parts):
-        # Article-major order, whatever process computed a row: a worker's batch then holds several
-        # passes of one article, so a parse cached in the worker process serves all of them.
-        for offset, row in enumerate(share_rows):
-            article, spec = divmod(offset, len(specs))
-            rows[(share + article * shares) * len(specs) + spec] = row
+        rows[share::shares] = share_rows  # back in `todo` order, whatever process computed a row
         blobs.update(share_blobs)
     return rows, blobs
 
 
-def _slices_of(specs: list[PassSpec], articles: list[Article], wiki: Wiki) -> tuple[list, dict]:
+def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, dict]:
     hasher, blobs, rows = _Hasher(), {}, []
-    for article in articles:
-        for spec in specs:
-            slice_ = spec.select(article, wiki) if spec.select else {}
-            shas = {}
-            for name, value in slice_.items():
-                text, sha = hasher(value)
-                blobs[sha] = text
-                shas[name] = sha
-            inputs = jsonio.dumps(shas, sort_keys=True)
-            rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
+    for article, spec in todo:
+        slice_ = spec.select(article, wiki) if spec.select else {}
+        shas = {}
+        for name, value in slice_.items():
+            text, sha = hasher(value)
+            blobs[sha] = text
+            shas[name] = sha
+        inputs = jsonio.dumps(shas, sort_keys=True)
+        rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
     return rows, blobs
 
 
-def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec]) -> dict[tuple, int]:
-    """(capture id, pass, version, fingerprint) -> job id, for every job of these pass versions."""
+def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec], rows: list[tuple]) -> dict[tuple, int]:
+    """(capture id, pass, version, fingerprint) -> job id of the jobs of `rows` that exist (and maybe more)."""
     found = {}
+    if len(rows) < FEW_ROWS:  # an edit: look each one up by its identity
+        for row in rows:
+            job = conn.execute(
+                """SELECT id FROM processing_jobs WHERE capture_id = ? AND pass_name = ? AND pass_version = ?
+                   AND input_fingerprint = ?""",
+                row[:4],
+            ).fetchone()
+            if job is not None:
+                found[row[:4]] = job[0]
+        return found
     for spec in specs:
         rows = conn.execute(
             "SELECT id, capture_id, input_fingerprint FROM processing_jobs WHERE pass_name = ? AND pass_version = ?",
@@ -134,8 +184,11 @@ def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec]) -> dict[tupl
     return found
 
 
-def load_results(conn: sqlite3.Connection, plan: Plan) -> dict[str, dict[int, dict]]:
-    """pass name -> capture id -> output, for the jobs of `plan` that have a result."""
+def load_results(conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None) -> dict[str, dict[int, dict]]:
+    """pass name -> capture id -> output, for the jobs of `plan` that have a result.
+
+    With `digests`, each result's sha256 goes there too (for the next round's plan).
+    """
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
     results: dict[str, dict[int, dict]] = {}
     ids = list(by_job)
@@ -147,6 +200,8 @@ def load_results(conn: sqlite3.Connection, plan: Plan) -> dict[str, dict[int, di
         for row in rows:
             capture_id, name = by_job[row["job_id"]]
             results.setdefault(name, {})[capture_id] = jsonio.loads(row["output"])
+            if digests is not None:
+                digests.setdefault(name, {})[capture_id] = hashlib.sha256(row["output"].encode()).hexdigest()
     return results
 
 

@@ -170,8 +170,27 @@ SCHEMA_V3 = """
     CREATE INDEX captures_identity ON captures (id, sha256, kind);
 """
 
+# v4: the last plan of each pass version, for the planner to lend to the next (plan_memo.py). A cache,
+# like file_stats: rows are replaced freely, and losing them only costs one full plan.
+SCHEMA_V4 = """
+    CREATE TABLE plan_worlds (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        world TEXT NOT NULL,              -- digest of what the pass's select reads beyond the article
+        PRIMARY KEY (pass_name, pass_version)
+    );
+    CREATE TABLE plan_memo (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        capture_id INTEGER NOT NULL,
+        own TEXT NOT NULL,                -- digest of the article's own results the select reads
+        job_id INTEGER NOT NULL,
+        PRIMARY KEY (pass_name, pass_version, capture_id)
+    );
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3)
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

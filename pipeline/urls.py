@@ -7,7 +7,8 @@ Articles of the default language live at the root, others under `<lang>/`.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+import posixpath
+from functools import lru_cache
 
 from pipeline.text import lookup_key, url_slug
 
@@ -18,15 +19,15 @@ def lang_prefix(lang: str, default_language: str) -> str:
     return "" if lang == default_language else f"{lang}/"
 
 
+@lru_cache(maxsize=65536)  # every index of the wiki asks for every article's URL
 def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
     """`guides/setup.md` -> `guides/setup/`; `guides/_index.md` -> `guides/`; Spanish under `es/`.
 
     As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says.
     """
-    posix = PurePosixPath(path)
-    folder = posix.parent.as_posix()
-    folder = "" if folder == "." else "/".join(url_slug(part) for part in folder.split("/")) + "/"
-    stem = posix.name.split(".", 1)[0]
+    folder, name = posixpath.split(path)
+    folder = "/".join(url_slug(part) for part in folder.split("/")) + "/" if folder else ""
+    stem = name.split(".", 1)[0]
     page = "" if slug in INDEX_SLUGS or stem in INDEX_SLUGS else f"{url_slug(slug)}/"
     return f"{lang_prefix(lang, default_language)}{folder}{page}"
 

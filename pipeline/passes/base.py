@@ -14,6 +14,10 @@ A pass module declares:
   The job's input fingerprint hashes exactly that slice, so a change anywhere
   else never re-runs the job. Without `select`, a pass reads only its capture
   and its fingerprint is the capture's sha256.
+- optionally `READS` and `READS_OWN`: which parts of the wiki `select`
+  reads (see `pipeline/plan_memo.py`), so that planning after an edit calls
+  `select` only where something it reads changed. Without them, any change
+  to the content replans the pass everywhere.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any, Callable
 from pipeline.source import ParsedSource
 
 SEVERITIES = ("error", "warning", "info")
+# What a pass may name in READS besides the passes it NEEDS (see pipeline/plan_memo.py).
+WIKI_PARTS = ("options", "data", "facts", "sources")
 
 DIAGNOSTICS_SCHEMA = {
     "type": "array",
@@ -107,3 +113,5 @@ class PassSpec:
     needs: tuple[str, ...]
     validate: Callable[[Any], Any]  # raises ValueError subclasses on invalid output
     module: str
+    reads: tuple[str, ...] | None = None  # READS: what select reads across the wiki (None: everything)
+    reads_own: tuple[str, ...] = ()  # READS_OWN: passes whose results select reads for the article only

@@ -38,6 +38,7 @@ from pipeline.text import frontmatter_line
 NAME = "citations"
 VERSION = 2
 CONTRACT_VERSION = 1
+READS = ("data",)  # citations.yaml; the article's own `cites:` is part of it
 REFERENCE_HEADINGS = frozenset(
     {"references", "referencias", "références", "referências", "referenzen", "riferimenti", "notes and references"}
 )

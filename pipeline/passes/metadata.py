@@ -17,6 +17,7 @@ from pipeline.text import frontmatter_line, url_slug
 NAME = "metadata"
 VERSION = 3
 CONTRACT_VERSION = 1
+READS = ("options",)
 CONTRACT = {
     "type": "object",
     "required": ["title", "slug", "lang", "aliases", "categories", "diagnostics"],

@@ -46,6 +46,7 @@ NAME = "pairing"
 VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata",)
+READS = ("options", "facts", "sources", "metadata")  # every article's `paired_with` and hash
 REVISION_KEY = "source_revision"
 HEX_REVISION = re.compile(r"^[0-9a-f]{7,64}$")
 SHORT = 12  # characters of a sha256 shown to people

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import fastjsonschema
 
-from pipeline.passes.base import PassSpec
+from pipeline.passes.base import WIKI_PARTS, PassSpec
 
 # Order matters only for display; execution order follows NEEDS.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
@@ -69,6 +69,12 @@ def spec_of(module: ModuleType) -> PassSpec:
     contract = module.CONTRACT
     if "diagnostics" not in contract.get("required", ()):
         raise PassLoadError(f"pass module {where}: CONTRACT must require a 'diagnostics' list")
+    needs = tuple(getattr(module, "NEEDS", ()))
+    reads, reads_own = _reads(module, "READS", where), _reads(module, "READS_OWN", where) or ()
+    unknown = [name for name in (*(reads or ()), *reads_own) if name not in WIKI_PARTS + needs]
+    if unknown or set(reads_own) & set(WIKI_PARTS):
+        raise PassLoadError(f"pass module {where}: READS may name {', '.join(WIKI_PARTS)} and passes in NEEDS; "
+                            f"READS_OWN only passes in NEEDS")  # fmt: skip
     return PassSpec(
         name=module.NAME,
         version=int(module.VERSION),
@@ -76,10 +82,21 @@ def spec_of(module: ModuleType) -> PassSpec:
         contract=contract,
         run=module.run,
         select=getattr(module, "select", None),
-        needs=tuple(getattr(module, "NEEDS", ())),
+        needs=needs,
         validate=LazyValidator(contract, where),
         module=where,
+        reads=reads,
+        reads_own=reads_own,
     )
+
+
+def _reads(module: ModuleType, attribute: str, where: str) -> tuple[str, ...] | None:
+    value = getattr(module, attribute, None)
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of names")
+    return tuple(value)
 
 
 class LazyValidator:

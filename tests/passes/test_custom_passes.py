@@ -1,11 +1,14 @@
 """Custom passes: the README's reading-time example, registered through wiki.yaml or an entry point."""
 
 import shutil
+import types
+
+import pytest
 
 from conftest import REPO
 from pipeline.build import build
 from pipeline.config import load_config
-from pipeline.passes.registry import load_passes
+from pipeline.passes.registry import PassLoadError, load_passes, spec_of
 
 EXAMPLE = REPO / "examples" / "reading_time.py"
 ARTICLE = "---\ntitle: Long\n---\n" + "word " * 450
@@ -42,3 +45,22 @@ def test_example_registered_as_an_entry_point(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(package))
     names = [spec.name for spec in load_passes()]
     assert "reading_time" in names and names[0] == "metadata"
+
+
+def _module(**attributes):
+    module = types.ModuleType("custom_pass")
+    module.NAME, module.VERSION, module.CONTRACT = "custom", 1, {"type": "object", "required": ["diagnostics"]}
+    module.run = lambda article, inputs: {"diagnostics": []}
+    module.select = lambda article, wiki: {}
+    for name, value in attributes.items():
+        setattr(module, name, value)
+    return module
+
+
+def test_reads_default_to_everything_and_are_checked_against_needs():
+    assert spec_of(_module()).reads is None  # undeclared: any change to the content replans it
+    spec = spec_of(_module(NEEDS=("metadata",), READS=("options", "metadata"), READS_OWN=("metadata",)))
+    assert (spec.reads, spec.reads_own) == (("options", "metadata"), ("metadata",))
+    for bad in ({"READS": ("headings",)}, {"READS": "options"}, {"NEEDS": ("metadata",), "READS_OWN": ("data",)}):
+        with pytest.raises(PassLoadError, match="READS"):
+            spec_of(_module(**bad))

@@ -1,0 +1,102 @@
+"""Lending the last plan to the next: a pass's jobs for unchanged articles, without `select`.
+
+A pass's `select(article, wiki)` is a pure function of the article and of
+the parts of the wiki it reads, which the pass module declares:
+
+- `READS`: what it reads across the wiki: `options`, `data` (the data
+  files), `facts`, `sources` (other articles' captures: their text,
+  frontmatter, hashes) and the names of passes whose results it reads for
+  any article (the paths of the articles always count);
+- `READS_OWN`: passes whose results it reads for the article itself only.
+
+The planner digests the READS parts into the pass's *world*. While the world
+is the one the last plan was made in, an article whose capture and own
+results (READS_OWN) are unchanged has the slice it had then, so it gets the
+job it had then, and planning after an edit selects for the edited article
+only. Results are digested by path, not capture: an edit that leaves an
+article's title alone leaves the title index, and every slice built from
+it, alone. A pass without `READS` reads everything; one without `select`
+reads only its capture.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+from pipeline import jsonio
+from pipeline.passes.base import WIKI_PARTS, Article, PassSpec, Wiki
+
+Digests = dict[str, dict[int, str]]  # pass name -> capture id -> sha256 of the result's JSON
+
+
+def reads_of(spec: PassSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(READS, READS_OWN) as the planner takes them: everything when the pass did not say."""
+    if spec.select is None:
+        return (), ()
+    if spec.reads is None:
+        return WIKI_PARTS + spec.needs, ()
+    return spec.reads, spec.reads_own
+
+
+def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
+    reads, _ = reads_of(spec)
+    parts = [f"{spec.name}/{spec.version}"] + [f"{part}={_part(part, wiki, digests)}" for part in sorted(reads)]
+    if reads:
+        parts.append(_memo_hash(wiki, "paths", lambda: "\n".join(a.path for a in wiki.articles)))
+    return _sha("|".join(parts))
+
+
+def own_of(spec: PassSpec, article: Article, digests: Digests) -> str:
+    _, own = reads_of(spec)
+    return ",".join(digests.get(name, {}).get(article.capture_id, "-") for name in own)
+
+
+def _part(part: str, wiki: Wiki, digests: Digests) -> str:
+    if part == "sources":
+        return _memo_hash(wiki, part, lambda: ",".join(str(a.capture_id) for a in wiki.articles))
+    if part in ("options", "data", "facts"):
+        return _memo_hash(wiki, part, lambda: _canonical(getattr(wiki, part)))
+    of_pass = digests.get(part, {})
+    return _memo_hash(wiki, f"results:{part}", lambda: "\n".join(f"{a.path}:{of_pass.get(a.capture_id, '-')}"
+                                                                  for a in wiki.articles))  # fmt: skip
+
+
+def _canonical(value) -> str:
+    try:
+        return jsonio.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):  # YAML can give what JSON cannot say (a set): its repr is as stable
+        return repr(value)
+
+
+def _memo_hash(wiki: Wiki, name: str, text) -> str:
+    return wiki.memo(f"plan_memo.{name}", lambda: _sha(text()))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_memo(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict[int, tuple[str, int]]:
+    """capture id -> (own digest, job id) of the last plan, when it was made in `world` (else nothing)."""
+    row = conn.execute(
+        "SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", (spec.name, spec.version)
+    ).fetchone()
+    if row is None or row[0] != world:
+        return {}
+    rows = conn.execute(
+        "SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?",
+        (spec.name, spec.version),
+    )
+    return {capture_id: (own, job_id) for capture_id, own, job_id in rows}
+
+
+def save_memo(
+    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool
+) -> None:
+    """Record (capture id, own digest, job id) entries made in `world`; `fresh` drops those of another world."""
+    key = (spec.name, spec.version)
+    if fresh:
+        conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
+        conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
+    conn.executemany("INSERT OR REPLACE INTO plan_memo VALUES (?, ?, ?, ?, ?)", [(*key, *entry) for entry in entries])

@@ -1,0 +1,82 @@
+"""The last plan lends its jobs: after any edit, exactly the jobs a full plan would choose.
+
+Each step edits the wiki and builds (the memo lends what it can); then the
+memo is dropped and the same wiki planned from scratch must find every job
+already there (nothing new to create) and give the same results.
+"""
+
+import pytest
+
+from pipeline.build import build
+from pipeline.passes import wikilinks
+from pipeline.store import open_store
+
+FILES = {
+    "a.md": "---\ntitle: Alpha\npaired_with: a.es.md\ncites: [k1]\n---\nAlpha links [[b]], [[c#intro]] and [[d]]. Beta.\n",
+    "a.es.md": "---\ntitle: Alfa\npaired_with: a.md\n---\nAlfa enlaza [[b]].\n",
+    "b.md": "---\ntitle: Beta\n---\nBeta text, see ![[c]].\n",
+    "c.md": "---\ntitle: Gamma\n---\n## Intro\n\nGamma text.\n\n## Other\n",
+    "citations.yaml": "- id: k1\n  text: A book\n",
+    "redirects.yaml": "old-b: b\n",
+}
+
+STEPS = [
+    {"a.md": FILES["a.md"].replace("Beta.", "Beta and more.\n\nA new paragraph.")},  # body
+    {"c.md": FILES["c.md"].replace("Gamma text.", "Gamma text, as embedded in b.")},  # an embedded body
+    {"b.md": "---\ntitle: Bravo\n---\nBeta text, see ![[c]].\n"},  # a title others link to and mention
+    {"c.md": "---\ntitle: Gamma\n---\n## Introduction\n\nGamma text, embedded in b.\n"},  # a linked heading
+    {"d.md": "---\ntitle: Delta\n---\nNew. Alpha and Gamma.\n"},  # an article a link was waiting for
+    {"citations.yaml": "- id: k1\n  text: Another book\n"},  # a data file
+    {"redirects.yaml": "old-b: c\n"},
+    {"a.es.md": None},  # a removal
+]
+
+
+def _results(report):
+    return {(path, name): output for name, by_id in report.process.wiki.results.items()
+            for path, output in _by_path(report, by_id).items()}  # fmt: skip
+
+
+def _by_path(report, by_id):
+    paths = {a.capture_id: a.path for a in report.process.wiki.articles}
+    return {paths[capture_id]: output for capture_id, output in by_id.items()}
+
+
+def _forget_plans(config):
+    conn = open_store(config.state_db)
+    with conn:
+        conn.execute("DELETE FROM plan_memo")
+        conn.execute("DELETE FROM plan_worlds")
+    conn.close()
+
+
+@pytest.mark.parametrize("step", range(len(STEPS)))
+def test_a_lent_plan_is_the_full_plan(make_wiki, step):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1)
+    for changes in STEPS[: step + 1]:
+        for path, text in changes.items():
+            if text is None:
+                (config.content_dir / path).unlink()
+            else:
+                (config.content_dir / path).write_text(text)
+        lent = build(config, workers=1)
+    _forget_plans(config)
+    full = build(config, workers=1, reuse=False)
+    assert full.process.created_jobs == []
+    assert _results(full) == _results(lent)
+
+
+def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkeypatch):
+    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 20}]].\n" for i in range(20)})
+    build(config, workers=1)
+    calls = []
+    select = wikilinks.select
+    monkeypatch.setattr(wikilinks, "select", lambda article, wiki: calls.append(article.path) or select(article, wiki))
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\nSee [[p4]], and more text.\n")
+    build(config, workers=1)
+    assert calls == ["p3.md"]
+    (config.content_dir / "p5.md").write_text("---\ntitle: Page Five\n---\nSee [[p6]].\n")
+    calls.clear()
+    build(config, workers=1)
+    assert len(calls) == 20  # a title is in every article's link index: all are selected again
