@@ -20,7 +20,7 @@ from pipeline.facts import Change, Facts, gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
-from pipeline.plan_memo import Digests
+from pipeline.plan_memo import Digests, read_results
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, render_site, site_intact
 from pipeline.site.theme import theme_digest
@@ -95,7 +95,7 @@ def process(
     settle()
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
-    digests: Digests = {}
+    digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     for round_specs in rounds(specs):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,

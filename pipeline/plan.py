@@ -187,7 +187,7 @@ def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec], rows: list[t
 def load_results(conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None) -> dict[str, dict[int, dict]]:
     """pass name -> capture id -> output, for the jobs of `plan` that have a result.
 
-    With `digests`, each result's sha256 goes there too (for the next round's plan).
+    Each result of a pass named in `digests` leaves its sha256 there too (for the next round's plan).
     """
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
     results: dict[str, dict[int, dict]] = {}
@@ -200,8 +200,8 @@ def load_results(conn: sqlite3.Connection, plan: Plan, digests: Digests | None =
         for row in rows:
             capture_id, name = by_job[row["job_id"]]
             results.setdefault(name, {})[capture_id] = jsonio.loads(row["output"])
-            if digests is not None:
-                digests.setdefault(name, {})[capture_id] = hashlib.sha256(row["output"].encode()).hexdigest()
+            if digests is not None and name in digests:
+                digests[name][capture_id] = hashlib.sha256(row["output"].encode()).hexdigest()
     return results
 
 

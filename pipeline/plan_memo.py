@@ -39,6 +39,11 @@ def reads_of(spec: PassSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return spec.reads, spec.reads_own
 
 
+def read_results(specs: list[PassSpec]) -> set[str]:
+    """The passes some select reads the results of: only theirs need digests."""
+    return {name for spec in specs for name in (*reads_of(spec)[0], *reads_of(spec)[1]) if name not in WIKI_PARTS}
+
+
 def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
     reads, _ = reads_of(spec)
     parts = [f"{spec.name}/{spec.version}"] + [f"{part}={_part(part, wiki, digests)}" for part in sorted(reads)]

@@ -13,6 +13,7 @@ from typing import Callable
 from pipeline.forks import fork_map
 
 MIN_PAGES_PER_PROCESS = 400  # below this, forking costs more than it saves
+CHUNK = 64  # even: runs start at an article page
 
 
 def render_pages(job, planned: list, writer, tick: Callable[[int], None], workers: int) -> dict[str, str]:
@@ -22,7 +23,7 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
     def render_share(share: int):
         before = len(writer.files)
         keys = {}
-        for page in planned[share::shares]:
+        for page in share_of(planned, share, shares):
             rel, data, key = job.render(page)
             writer.put(rel, data)
             if key is not None:
@@ -40,3 +41,9 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
             tick(len(puts))
         keys.update(share_keys)
     return keys
+
+
+def share_of(planned: list, share: int, shares: int) -> list:
+    """Runs of CHUNK pages, dealt round-robin: an article and its history page (planned one
+    after the other) are rendered by the same process, which digests the article once."""
+    return [page for start in range(share * CHUNK, len(planned), shares * CHUNK) for page in planned[start : start + CHUNK]]

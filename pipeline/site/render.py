@@ -111,26 +111,40 @@ class PageJob:
     navs: dict[str, Markup]
     previous: Previous
     salts: dict[str, str]  # lang -> digest of what all its pages share: settings, navigation, theme
+    records: dict[int, str] = field(default_factory=dict)  # id of an ArticlePage -> its digest
 
     def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
         """(file, bytes or None when the file there is already this page, digest or None)."""
         rel, nav = page_file(page.url), self.navs[page.lang]
         key = None
         if page.key[0] in ("article", "history"):
-            key = _digest(page, self.salts[page.lang])
+            key = self.digest(page)
             if self.previous.keys.get(rel) == key and self.previous.exists(rel):
                 return rel, None, key
         return rel, _render(self.env, self.settings, page, nav), key
 
 
-def _digest(page: Planned, salt: str) -> str:
-    """Everything an article or history page is rendered from (`salt`: what every page shares).
+    def digest(self, page: Planned) -> str:
+        """Everything an article or history page is rendered from.
 
-    Pickled (twice as fast as repr) in fast mode: without its memo, equal values
-    pickle to equal bytes whether or not they are the same object. The page
-    records hold no sets, whose order could vary between runs.
-    """
-    material = (page.template, page.title, page.url, page.lang, page.alternates, page.context, salt)
+        An article's record is digested once, for its page and its history page
+        (rendered one after the other, by the same process).
+        """
+        context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
+                        for name, value in page.context.items())  # fmt: skip
+        return _digest((page.template, page.title, page.url, page.lang, page.alternates, context,
+                        self.salts[page.lang]))  # fmt: skip
+
+    def _record(self, record: ArticlePage) -> str:
+        if id(record) not in self.records:
+            self.records[id(record)] = _digest(record)
+        return self.records[id(record)]
+
+
+def _digest(material) -> str:
+    """sha256 of `material`, pickled (twice as fast as repr) in fast mode: without its memo,
+    equal values pickle to equal bytes whether or not they are the same object. Page records
+    hold no sets, whose order could vary between runs."""
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=5)
     pickler.fast = True
