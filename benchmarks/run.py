@@ -1,6 +1,6 @@
 """Time pipeline side by side with Hugo and MkDocs on one synthetic wiki.
 
-    python benchmarks/run.py [--sizes 1000 10000] [--workdir DIR] [--no-hugo] [--no-mkdocs]
+    python benchmarks/run.py [--sizes 1000 10000] [--workdir DIR] [--no-hugo] [--no-mkdocs] [--baseline DIR]
 
 For each size it generates a wiki (benchmarks/generate.py) and times, in one
 run: a cold build, a rebuild with no change, a rebuild after editing one
@@ -8,7 +8,10 @@ article's body, after changing one title, and after adding one article. It
 reports wall time, CPU time, peak RSS, pages rewritten, and jobs run and
 reused. When `hugo` (Debian package) and `mkdocs` with the Material theme are
 installed, it builds the same English articles with them, the same way, and
-prints ratios. Never run by CI: timing goals live here, not in tests.
+prints ratios. With `--baseline DIR` (another checkout of pipeline, e.g. a
+`git worktree` of an older commit) it times that version too, on its own copy
+of the wiki, so before and after are a ratio in one run. Never run by CI:
+timing goals live here, not in tests.
 """
 
 from __future__ import annotations
@@ -49,12 +52,15 @@ class Tool:
     sources: Path  # where an article's English file lives, for the edits
     cwd: Path
     results: dict[str, Timing] = field(default_factory=dict)
+    env: dict[str, str] | None = None
 
 
-def timed(command: list[str], cwd: Path) -> tuple[Timing, str]:
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[Timing, str]:
     """Run `command`, returning wall and CPU time and the peak RSS of its process tree."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
@@ -80,14 +86,22 @@ def edit(tool: Tool, scenario: str, shape: Shape) -> None:
         new.write_text(article_text(shape.articles, shape), encoding="utf-8")
 
 
-def tools_for(root: Path, wiki: Path, hugo: bool, mkdocs: bool, search: bool = False) -> list[Tool]:
-    python = sys.executable
+def pipeline_tool(name: str, root: Path, wiki: Path, suffix: str = "", env: dict | None = None) -> Tool:
+    command = [sys.executable, "-m", "pipeline", "build", "--content", str(wiki), "--state", str(root / f"state{suffix}"),
+               "--out", str(root / f"site{suffix}")]  # fmt: skip
+    return Tool(name, command, wiki, root, env=env)
+
+
+def tools_for(
+    root: Path, wiki: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None
+) -> list[Tool]:
     # Hugo and MkDocs build no full-text index here, so by default neither does pipeline (--search turns it on).
     (root / "wiki.yaml").write_text(f"search: {'true' if search else 'false'}\n")
-    tools = [
-        Tool("pipeline", [python, "-m", "pipeline", "build", "--content", str(wiki), "--state", str(root / "state"),
-                          "--out", str(root / "site")], wiki, root),
-    ]  # fmt: skip
+    tools = [pipeline_tool("pipeline", root, wiki)]
+    if baseline is not None:
+        shutil.copytree(wiki, root / "wiki-baseline")
+        env = {**os.environ, "PYTHONPATH": str(baseline.resolve())}
+        tools.append(pipeline_tool("baseline", root, root / "wiki-baseline", "-baseline", env))
     if hugo and shutil.which("hugo"):
         hugo_tree(wiki, root / "hugo")
         tools.append(Tool("hugo", ["hugo", "--quiet", "-d", str(root / "hugo-out")], root / "hugo" / "content", root / "hugo"))
@@ -98,18 +112,20 @@ def tools_for(root: Path, wiki: Path, hugo: bool, mkdocs: bool, search: bool = F
     return tools
 
 
-def run_size(articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False) -> list[Tool]:
+def run_size(
+    articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None
+) -> list[Tool]:
     shape = Shape(articles=articles)
     root = workdir / f"n{articles}"
     shutil.rmtree(root, ignore_errors=True)
     wiki = root / "wiki"
     files = generate(wiki, shape)
     print(f"\n== {articles} articles ({files} files) ==")
-    tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000, search)
+    tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000, search, baseline)
     for scenario in SCENARIOS:
         for tool in tools:
             edit(tool, scenario, shape)
-            tool.results[scenario], _ = timed(tool.command, tool.cwd)
+            tool.results[scenario], _ = timed(tool.command, tool.cwd, tool.env)
     return tools
 
 
@@ -134,9 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-hugo", action="store_true")
     parser.add_argument("--no-mkdocs", action="store_true")
     parser.add_argument("--search", action="store_true", help="let pipeline build its Pagefind index too")
+    parser.add_argument("--baseline", type=Path, help="another checkout of pipeline to time side by side")
     args = parser.parse_args(argv)
     for size in args.sizes:
-        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search))
+        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline))
     return 0
 
 

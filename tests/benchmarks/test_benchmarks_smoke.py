@@ -44,3 +44,12 @@ def test_baseline_and_queue_throughput(tmp_path):
     (tmp_path / "queue").mkdir()
     done, seconds = queue_throughput.measure(200, 64, tmp_path / "queue")
     assert done == 200 and seconds > 0
+
+
+def test_runner_times_a_baseline_checkout_side_by_side(tmp_path, capsys):
+    tools = run.run_size(20, tmp_path, hugo=False, mkdocs=False, baseline=REPO)
+    assert [tool.name for tool in tools] == ["pipeline", "baseline"]
+    assert tools[1].results["cold"].jobs_run == tools[0].results["cold"].jobs_run  # the same code, the same work
+    assert (tmp_path / "n20" / "site-baseline" / "index.html").is_file()
+    run.report(tools)
+    assert "pipeline / baseline cold:" in capsys.readouterr().out
