@@ -5,6 +5,8 @@ which slice of the wiki it reads (`select`), stores each part of that slice
 once by its hash (`job_inputs`), and fingerprints capture + slice. A job with
 that identity either exists already (its result is reused) or is created
 `pending`. Changing anything outside a job's slice therefore re-runs nothing.
+Where nothing a pass reads has changed since the last plan, that plan lends
+its jobs and `select` is not called at all (`plan_memo.py`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ class Plan:
 
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     created: list[tuple[int, str]] = field(default_factory=list)  # (capture id, pass name) of new jobs
-    selected: int = 0  # jobs whose slice was selected (the others the last plan lent)
 
     @property
     def reused(self) -> int:
@@ -93,7 +94,6 @@ def plan_round(
             existing = _existing_jobs(conn, specs, rows)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
-        plan.selected = len(todo)
         lent.save(conn, plan.jobs)
     return plan
 

@@ -9,6 +9,11 @@ the parts of the wiki it reads, which the pass module declares:
   any article (the paths of the articles always count);
 - `READS_OWN`: passes whose results it reads for the article itself only.
 
+An entry of READS may also be a function of the wiki returning the part it
+reads as plain data, for a part narrower than the names say: `html` reads
+other articles' sources only where they are embedded, so it names
+`embedded_sources` instead of `sources`.
+
 The planner digests the READS parts into the pass's *world*. While the world
 is the one the last plan was made in, an article whose capture and own
 results (READS_OWN) are unchanged has the slice it had then, so it gets the
@@ -41,12 +46,14 @@ def reads_of(spec: PassSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def read_results(specs: list[PassSpec]) -> set[str]:
     """The passes some select reads the results of: only theirs need digests."""
-    return {name for spec in specs for name in (*reads_of(spec)[0], *reads_of(spec)[1]) if name not in WIKI_PARTS}
+    names = (name for spec in specs for name in (*reads_of(spec)[0], *reads_of(spec)[1]))
+    return {name for name in names if isinstance(name, str) and name not in WIKI_PARTS}
 
 
 def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
     reads, _ = reads_of(spec)
-    parts = [f"{spec.name}/{spec.version}"] + [f"{part}={_part(part, wiki, digests)}" for part in sorted(reads)]
+    named = sorted((_name(part), part) for part in reads)
+    parts = [f"{spec.name}/{spec.version}"] + [f"{name}={_part(part, wiki, digests)}" for name, part in named]
     if reads:
         parts.append(_memo_hash(wiki, "paths", lambda: "\n".join(a.path for a in wiki.articles)))
     return _sha("|".join(parts))
@@ -57,7 +64,13 @@ def own_of(spec: PassSpec, article: Article, digests: Digests) -> str:
     return ",".join(digests.get(name, {}).get(article.capture_id, "-") for name in own)
 
 
-def _part(part: str, wiki: Wiki, digests: Digests) -> str:
+def _name(part) -> str:
+    return part if isinstance(part, str) else f"{part.__module__}.{part.__qualname__}"
+
+
+def _part(part, wiki: Wiki, digests: Digests) -> str:
+    if callable(part):
+        return _memo_hash(wiki, _name(part), lambda: _canonical(part(wiki)))
     if part == "sources":
         return _memo_hash(wiki, part, lambda: ",".join(str(a.capture_id) for a in wiki.articles))
     if part in ("options", "data", "facts"):

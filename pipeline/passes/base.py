@@ -113,5 +113,5 @@ class PassSpec:
     needs: tuple[str, ...]
     validate: Callable[[Any], Any]  # raises ValueError subclasses on invalid output
     module: str
-    reads: tuple[str, ...] | None = None  # READS: what select reads across the wiki (None: everything)
+    reads: tuple | None = None  # READS: names (or functions of the wiki) of what select reads across it; None: all
     reads_own: tuple[str, ...] = ()  # READS_OWN: passes whose results select reads for the article only

@@ -26,8 +26,6 @@ NAME = "html"
 VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata", "headings", "wikilinks", "citations", "mentions")
-READS = ("options", "sources", "wikilinks")  # embedded articles' bodies and links
-READS_OWN = ("metadata", "headings", "citations", "mentions")
 EMBED_DEPTH = 3
 TOC_LEVELS = (2, 3, 4)
 RENDER_FIELDS = ("line", "col", "status", "url", "target_lang", "kind", "raw")  # what a link's HTML depends on
@@ -49,6 +47,18 @@ CONTRACT = {
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
+
+
+def embedded_sources(wiki: Wiki) -> list:
+    """What `select` reads of other articles' captures: those of the articles some article embeds."""
+    paths = {a.path: a.capture_id for a in wiki.articles}
+    embedded = {link.get("target_path") for output in wiki.results.get("wikilinks", {}).values()
+                for link in output.get("links", []) if link["embed"]}  # fmt: skip
+    return sorted((path, paths[path]) for path in embedded if path in paths)
+
+
+READS = ("options", "wikilinks", embedded_sources)  # embedded articles' bodies and links
+READS_OWN = ("metadata", "headings", "citations", "mentions")
 
 
 def select(article: Article, wiki: Wiki) -> dict:

@@ -46,7 +46,6 @@ NAME = "pairing"
 VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata",)
-READS = ("options", "facts", "sources", "metadata")  # every article's `paired_with` and hash
 REVISION_KEY = "source_revision"
 HEX_REVISION = re.compile(r"^[0-9a-f]{7,64}$")
 SHORT = 12  # characters of a sha256 shown to people
@@ -150,6 +149,23 @@ def build_index(wiki: Wiki, options: dict) -> Index:
     for members in (*index.claims.values(), *index.groups.values()):
         members.sort()
     return index
+
+
+def pairing_sources(wiki: Wiki) -> list:
+    """What `select` reads of other articles' captures and of facts: every article's pairing
+    fields, and the hash and history of the articles in a pair, so an edit elsewhere replans nothing."""
+    options = wiki.memo("pairing.options", lambda: _options(wiki.options))
+    index = wiki.memo("pairing.index", lambda: build_index(wiki, options))
+    paired = {path for entry in index.entries.values() if entry.target for path in (entry.path, entry.target)}
+    paired |= {path for members in index.groups.values() if len(members) > 1 for path in members}
+    git, history = wiki.facts.get("git_times") or {}, wiki.facts.get("history") or {}
+    return [
+        (e.path, e.paired_with, e.target, e.group) + ((e.sha256, git.get(e.path), history.get(e.path)) if e.path in paired else ())
+        for e in sorted(index.entries.values(), key=lambda e: e.path)
+    ]  # fmt: skip
+
+
+READS = ("options", "metadata", pairing_sources)
 
 
 def resolve(path: str, value: str, paths: set[str]) -> str:

@@ -71,8 +71,8 @@ def spec_of(module: ModuleType) -> PassSpec:
         raise PassLoadError(f"pass module {where}: CONTRACT must require a 'diagnostics' list")
     needs = tuple(getattr(module, "NEEDS", ()))
     reads, reads_own = _reads(module, "READS", where), _reads(module, "READS_OWN", where) or ()
-    unknown = [name for name in (*(reads or ()), *reads_own) if name not in WIKI_PARTS + needs]
-    if unknown or set(reads_own) & set(WIKI_PARTS):
+    unknown = [name for name in (*(reads or ()), *reads_own) if name not in WIKI_PARTS + needs and not callable(name)]
+    if unknown or set(reads_own) & set(WIKI_PARTS) or any(callable(name) for name in reads_own):
         raise PassLoadError(f"pass module {where}: READS may name {', '.join(WIKI_PARTS)} and passes in NEEDS; "
                             f"READS_OWN only passes in NEEDS")  # fmt: skip
     return PassSpec(
@@ -90,12 +90,12 @@ def spec_of(module: ModuleType) -> PassSpec:
     )
 
 
-def _reads(module: ModuleType, attribute: str, where: str) -> tuple[str, ...] | None:
+def _reads(module: ModuleType, attribute: str, where: str) -> tuple | None:
     value = getattr(module, attribute, None)
     if value is None:
         return None
-    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
-        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of names")
+    if isinstance(value, str) or not all(isinstance(item, str) or callable(item) for item in value):
+        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of names (or, in READS, functions)")
     return tuple(value)
 
 

@@ -52,9 +52,19 @@ def _forget_plans(config):
 
 @pytest.mark.parametrize("step", range(len(STEPS)))
 def test_a_lent_plan_is_the_full_plan(make_wiki, step):
-    config = make_wiki(FILES, search=False)
+    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS[: step + 1])
+
+
+def test_a_lent_plan_is_the_full_plan_when_siblings_pair_by_suffix(make_wiki):
+    files = {"g.md": "---\ntitle: Guide\n---\nText.\n", "g.es.md": "---\ntitle: Guía\n---\nTexto.\n",
+             "h.md": "---\ntitle: Help\n---\nSee [[g]].\n"}  # fmt: skip
+    steps = [{"h.md": "---\ntitle: Help\n---\nSee [[g]], please.\n"}, {"g.md": "---\ntitle: Guide\n---\nNew text.\n"}]
+    _assert_lent_plans_are_full_plans(make_wiki(files, search=False, pairing="suffix"), steps)
+
+
+def _assert_lent_plans_are_full_plans(config, steps):
     build(config, workers=1)
-    for changes in STEPS[: step + 1]:
+    for changes in steps:
         for path, text in changes.items():
             if text is None:
                 (config.content_dir / path).unlink()

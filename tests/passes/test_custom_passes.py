@@ -61,6 +61,8 @@ def test_reads_default_to_everything_and_are_checked_against_needs():
     assert spec_of(_module()).reads is None  # undeclared: any change to the content replans it
     spec = spec_of(_module(NEEDS=("metadata",), READS=("options", "metadata"), READS_OWN=("metadata",)))
     assert (spec.reads, spec.reads_own) == (("options", "metadata"), ("metadata",))
-    for bad in ({"READS": ("headings",)}, {"READS": "options"}, {"NEEDS": ("metadata",), "READS_OWN": ("data",)}):
+    assert spec_of(_module(READS=("data", len))).reads == ("data", len)  # a function of the wiki, for a narrower part
+    for bad in ({"READS": ("headings",)}, {"READS": "options"}, {"NEEDS": ("metadata",), "READS_OWN": ("data",)},
+                {"READS_OWN": (len,)}):  # fmt: skip
         with pytest.raises(PassLoadError, match="READS"):
             spec_of(_module(**bad))
