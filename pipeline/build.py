@@ -109,7 +109,7 @@ def process(
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         report.work.add(run_workers(config, specs, count))
         progress.advance(len(plan.created))
-        wiki.results.update(load_results(conn, plan, digests))
+        wiki.results.update(load_results(conn, plan, digests, {spec.name: spec.lazy_fields for spec in round_specs}))
         settle()
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki

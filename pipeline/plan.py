@@ -19,7 +19,7 @@ from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import Digests, load_memo, own_of, save_memo, world_of
-from pipeline.store import write
+from pipeline.store import StoredField, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
@@ -184,25 +184,44 @@ def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec], rows: list[t
     return found
 
 
-def load_results(conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None) -> dict[str, dict[int, dict]]:
+def load_results(
+    conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None, lazy: dict[str, tuple[str, ...]] | None = None
+) -> dict[str, dict[int, dict]]:
     """pass name -> capture id -> output, for the jobs of `plan` that have a result.
 
     Each result of a pass named in `digests` leaves its sha256 there too (for the next round's plan).
+    The `lazy` fields of a pass (pass name -> fields) stay in the store: the output holds a
+    `StoredField` for each, read when used (never for a pass whose results are digested).
     """
+    digests = {} if digests is None else digests
+    lazy = {name: fields for name, fields in (lazy or {}).items() if fields and name not in digests}
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
     results: dict[str, dict[int, dict]] = {}
+    db = conn.execute("PRAGMA database_list").fetchone()[2]
     ids = list(by_job)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
+        column, params = _trimmed(lazy)
         rows = conn.execute(
-            f"SELECT job_id, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})", chunk
+            f"SELECT job_id, pass_name, {column} FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})",
+            [*params, *chunk],
         )
-        for row in rows:
-            capture_id, name = by_job[row["job_id"]]
-            results.setdefault(name, {})[capture_id] = jsonio.loads(row["output"])
-            if digests is not None and name in digests:
-                digests[name][capture_id] = hashlib.sha256(row["output"].encode()).hexdigest()
+        for job_id, name, output in rows:
+            capture_id = by_job[job_id][0]
+            results.setdefault(name, {})[capture_id] = loaded = jsonio.loads(output)
+            loaded.update({field: StoredField(db, job_id, field) for field in lazy.get(name, ())})
+            if name in digests:
+                digests[name][capture_id] = hashlib.sha256(output.encode()).hexdigest()
     return results
+
+
+def _trimmed(lazy: dict[str, tuple[str, ...]]) -> tuple[str, list]:
+    """The output column (SQL and its parameters), without the lazy fields of the passes that have some."""
+    if not lazy:
+        return "output", []
+    cases = " ".join(f"WHEN ? THEN json_remove(output{', ?' * len(fields)})" for fields in lazy.values())
+    params = [value for name, fields in lazy.items() for value in (name, *(f'$."{field}"' for field in fields))]
+    return f"CASE pass_name {cases} ELSE output END", params
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:

@@ -18,6 +18,7 @@ from `open_store`; this module decides how that connection behaves:
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -192,6 +193,49 @@ SCHEMA_V4 = """
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4)
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoredField:
+    """A text field of a result, left in the store until it is used (`str()` reads it).
+
+    A page's HTML is most of what a big wiki's results weigh; the site reads it
+    page by page instead of holding all of it. Each process opens its own
+    connection (forked render processes must not share one). It pickles, and
+    compares, as its identity: a job's result never changes, so that is all a
+    page digest needs.
+    """
+
+    __slots__ = ("db", "job_id", "field")
+
+    def __init__(self, db: str, job_id: int, field: str) -> None:
+        self.db, self.job_id, self.field = db, job_id, field
+
+    def __str__(self) -> str:
+        row = _reader(self.db).execute(
+            "SELECT json_extract(output, ?) FROM processing_results WHERE job_id = ?", (f"$.{self.field}", self.job_id)
+        ).fetchone()
+        return row[0] if row and isinstance(row[0], str) else ""
+
+    __html__ = __str__  # Jinja's `|safe` and Markup take it as the HTML it holds
+
+    def __reduce__(self):
+        return StoredField, (self.db, self.job_id, self.field)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StoredField) and self.__reduce__() == other.__reduce__()
+
+    def __hash__(self) -> int:
+        return hash((self.db, self.job_id, self.field))
+
+
+_READERS: dict[tuple[int, str], sqlite3.Connection] = {}
+
+
+def _reader(db: str) -> sqlite3.Connection:
+    key = (os.getpid(), db)
+    if key not in _READERS:
+        _READERS[key] = sqlite3.connect(db, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    return _READERS[key]
 
 
 def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:

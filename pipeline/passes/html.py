@@ -26,6 +26,8 @@ NAME = "html"
 VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata", "headings", "wikilinks", "citations", "mentions")
+# The page body's HTML is read by no other pass: the site reads it from the store page by page.
+LAZY_FIELDS = ("html",)
 EMBED_DEPTH = 3
 TOC_LEVELS = (2, 3, 4)
 RENDER_FIELDS = ("line", "col", "status", "url", "target_lang", "kind", "raw")  # what a link's HTML depends on

@@ -87,7 +87,15 @@ def spec_of(module: ModuleType) -> PassSpec:
         module=where,
         reads=reads,
         reads_own=reads_own,
+        lazy_fields=_names(module, "LAZY_FIELDS", where),
     )
+
+
+def _names(module: ModuleType, attribute: str, where: str) -> tuple[str, ...]:
+    value = getattr(module, attribute, ())
+    if isinstance(value, str) or not all(isinstance(item, str) and item.isidentifier() for item in value):
+        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of field names")
+    return tuple(value)
 
 
 def _reads(module: ModuleType, attribute: str, where: str) -> tuple | None:

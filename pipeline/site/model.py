@@ -37,7 +37,7 @@ class ArticlePage:
     url: str
     title: str
     short_description: str | None
-    html: str
+    html: str  # or a StoredField, read when the page is rendered
     references_html: str
     toc: list[dict]
     further_reading: list[dict]  # references never cited in the text

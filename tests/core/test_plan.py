@@ -28,3 +28,15 @@ def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, work
     forked = dataclasses.replace(serial, state_dir=tmp_path / "forked-state")
     build(forked, workers=workers)
     assert _jobs(forked) == _jobs(serial)
+
+
+def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
+    from pipeline.store import StoredField
+
+    config = make_wiki({"a.md": "---\ntitle: A\n---\nHello [[b]].\n", "b.md": "---\ntitle: B\n---\nB.\n"}, search=False)
+    report = build(config, workers=1, site=True)
+    html = report.process.wiki.results["html"]
+    stored = next(iter(html.values()))["html"]
+    assert isinstance(stored, StoredField) and "<p>" in str(stored)  # read from the store on use
+    assert {"toc", "references_html", "diagnostics"} <= set(next(iter(html.values())))  # the rest is loaded
+    assert '<a href="/b/" class="wikilink">b</a>' in (config.out_dir / "a" / "index.html").read_text()
