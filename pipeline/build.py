@@ -151,7 +151,7 @@ def build(
     conn = open_store(config.state_db)
     try:
         captured = capture_content(conn, config)
-        gathered = gather(conn, config.content_dir)
+        gathered = gather(conn, config.content_dir, captured.current)
         stamp = build_stamp(config, specs, gathered, site)
         last = load_last(config, kind) if reuse else None
         if last and last.stamp == stamp and (not site or site_intact(config)):

@@ -37,6 +37,7 @@ class CaptureReport:
     new: list[int] = field(default_factory=list)  # capture ids created or restored this run
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
+    current: list[int] = field(default_factory=list)  # the captures that make up the wiki now, by path
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
 
 
@@ -130,6 +131,7 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
     with write(conn):
         state = current_state(conn)
         stats = StatCache(conn)
+        current_ids = {rel: c.id for rel, c in state.items() if c.kind == "file"}
         for rel in paths:
             current = state.get(rel)
             current_sha = current.sha256 if current is not None and current.kind == "file" else None
@@ -145,10 +147,13 @@ def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = 
             capture_id = _file_capture(conn, config, rel, raw, sha, now, commit, report)
             _observe(conn, rel, capture_id, now, commit)
             report.new.append(capture_id)
+            current_ids[rel] = capture_id
         for rel in sorted(set(state) - set(paths)):
             if state[rel].kind == "file":
                 _observe(conn, rel, _removal_capture(conn, rel, state[rel].sha256, now, commit), now, commit)
                 report.removed.append(rel)
+                del current_ids[rel]
+    report.current = [current_ids[rel] for rel in sorted(current_ids)]  # what current_capture_ids reads back
     return report
 
 

@@ -30,9 +30,13 @@ class Facts:
     log: list = field(default_factory=list)  # every Change, oldest first (history and recent-changes pages)
 
 
-def gather(conn: sqlite3.Connection, content_dir: Path) -> Facts:
-    """Read, once per build, everything passes and pages know beyond the captures themselves."""
-    result = Facts(capture_ids=current_capture_ids(conn), log=capture_log(conn))
+def gather(conn: sqlite3.Connection, content_dir: Path, capture_ids: list[int] | None = None) -> Facts:
+    """Read, once per build, everything passes and pages know beyond the captures themselves.
+
+    `capture_ids`: the current captures when the caller knows them (a capture run just did).
+    """
+    ids = current_capture_ids(conn) if capture_ids is None else capture_ids
+    result = Facts(capture_ids=ids, log=capture_log(conn))
     for name in DATA_FILES:
         result.data[name] = _read_yaml(Path(content_dir) / f"{name}.yaml", result.problems)
     result.facts["git_times"] = git_times(Path(content_dir))

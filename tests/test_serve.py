@@ -6,7 +6,6 @@ import dataclasses
 import http.client
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

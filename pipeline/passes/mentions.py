@@ -137,8 +137,7 @@ class Matcher:
     entries: list
     by_path: dict[str, int]
     trie: dict
-    firsts: frozenset[str]  # the first word of every name, to pass over lines that start none
-
+    firsts: frozenset[str]  # the first word of every name, to pass over text that starts none
 
     def names_of(self, number: int) -> set[TermKey]:
         _, _, _, _, title, aliases = self.entries[number]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pipeline.facts import Change
 from pipeline.text import lookup_key, url_slug
 from pipeline.urls import article_url, category_url, lang_prefix
 from pipeline.site.model import ArticlePage, Link, Model

@@ -108,8 +108,9 @@ def _same(target: str, data: bytes) -> bool:
 
 
 def _write(target: str, data: bytes) -> None:
-    """A new file is written in place; an existing one is replaced atomically, so a reader of the
-    site (the preview server) sees the old page or the new one, never half of one."""
+    """An existing file is replaced atomically, so a reader of the site (the preview server) sees
+    the old page or the new one, never half of one. A new file is written in place: it had no
+    readers, and one a crash left half-written differs from its page, so the next build replaces it."""
     try:
         with open(target, "xb") as file:
             file.write(data)

@@ -167,3 +167,15 @@ def test_a_file_changed_within_the_racy_window_is_hashed_again(make_wiki):
     (config.content_dir / "a.md").write_text(GOOD.replace("Alpha", "Omega"))  # same size
     os.utime(config.content_dir / "a.md", ns=(stamp, stamp))  # and the same mtime
     assert len(capture_content(conn, config).new) == 1
+
+
+def test_the_report_names_the_current_captures_as_the_store_does(make_wiki):
+    config = make_wiki({"a.md": GOOD, "b.md": GOOD, "c.md": GOOD})
+    conn, first = _capture(config)
+    assert first.current == current_capture_ids(conn) and len(first.current) == 3
+    (config.content_dir / "b.md").unlink()
+    (config.content_dir / "c.md").write_text(GOOD + "edited\n")
+    (config.content_dir / "d.md").write_text(GOOD)
+    second = capture_content(conn, config)  # a removal, an edit, an addition and an unchanged file at once
+    assert second.current == current_capture_ids(conn) and len(second.current) == 3
+    assert capture_content(conn, config).current == second.current

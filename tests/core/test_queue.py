@@ -6,7 +6,6 @@ import types
 import pytest
 
 from pipeline.capture import capture_content, load_articles
-from pipeline.config import Config
 from pipeline.passes.base import Wiki
 from pipeline.passes.registry import spec_of
 from pipeline.plan import plan_round

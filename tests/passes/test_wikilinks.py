@@ -6,7 +6,6 @@ import hashlib
 import subprocess
 import time
 
-import pytest
 import yaml
 
 from pipeline.inline import run_inline
