@@ -16,13 +16,13 @@ from pipeline.capture import CaptureReport, capture_content, current_capture_ids
 from pipeline.config import Config
 from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect
-from pipeline.facts import Change, Facts, gather
+from pipeline.facts import Change, Facts, fact_sources, gather
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import Digests, read_results
 from pipeline.errors import UserError
-from pipeline.site import SiteReport, render_site, site_intact
+from pipeline.site import SiteReport, site_intact
 from pipeline.site.theme import theme_digest
 from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
 from pipeline.store import open_store
@@ -132,6 +132,9 @@ def render(
     config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int
 ) -> SiteReport:
     """Write the site into the output folder from the results."""
+    # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
+    from pipeline.site.publish import render_site
+
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
     return render_site(config, wiki, log, versions, tick=progress.advance, workers=workers)
@@ -151,14 +154,14 @@ def build(
     conn = open_store(config.state_db)
     try:
         captured = capture_content(conn, config)
-        gathered = gather(conn, config.content_dir, captured.current)
-        stamp = build_stamp(config, specs, gathered, site)
+        stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
         last = load_last(config, kind) if reuse else None
         if last and last.stamp == stamp and (not site or site_intact(config)):
             processed = ProcessReport(reused=last.jobs, diagnostics=last.diagnostics, skipped=True)
             rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
             return BuildReport(captured, processed, time.perf_counter() - started, rendered)
         save_last(config, kind, None)
+        gathered = gather(conn, config.content_dir, captured.current)
         count = worker_count(config, workers)
         processed = process(conn, config, specs, count, progress, gathered)
         rendered = render(config, specs, processed.wiki, gathered.log, progress, count) if site else None
@@ -173,10 +176,10 @@ def build(
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
 
 
-def build_stamp(config: Config, specs: list[PassSpec], gathered: Facts, site: bool) -> str:
+def build_stamp(config: Config, specs: list[PassSpec], sources: dict, captured: CaptureReport, site: bool) -> str:
     settings = {}
     if site:
         settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name, "base_url": config.base_url,
                     "search": config.search, "theme": theme_digest(config.templates_dir)}  # fmt: skip
     options = wiki_options(config)
-    return stamp_of(gathered.capture_ids, specs, options, gathered.data, gathered.facts, settings)
+    return stamp_of(captured.current, specs, options, sources, settings)

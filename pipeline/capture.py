@@ -39,6 +39,7 @@ class CaptureReport:
     removed: list[str] = field(default_factory=list)
     current: list[int] = field(default_factory=list)  # the captures that make up the wiki now, by path
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
+    commit: str | None = None  # git HEAD of the content folder (None outside a repository)
 
 
 def iter_sources(config: Config) -> list[str]:
@@ -124,9 +125,9 @@ def article_of(row: sqlite3.Row) -> Article:
 
 def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = None) -> CaptureReport:
     """Capture every source file; record removals of files that are gone."""
-    report = CaptureReport()
-    now = now or utc_now()
     commit = git_commit(Path(config.content_dir))
+    report = CaptureReport(commit=commit)
+    now = now or utc_now()
     paths = iter_sources(config)
     with write(conn):
         state = current_state(conn)

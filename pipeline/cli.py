@@ -1,13 +1,16 @@
 """The `pipeline` command: parses arguments and dispatches to `pipeline.commands`.
 
 Each command lives in its own module under `pipeline/commands/` and exposes
-`register(subparsers)`; this file only lists them, in the order `--help` shows.
+`register(subparsers)`; `pipeline/commands/__init__.py` lists them, in the
+order `--help` shows. Only the module of the command being run is imported
+(with every option of it), unless the command line names none: then all are.
 Expected errors (`UserError`) print one line and exit 1; usage errors exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from pipeline import __version__
@@ -15,20 +18,28 @@ from pipeline.commands import COMMANDS
 from pipeline.errors import UserError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] = ()) -> argparse.ArgumentParser:
+    """The parser for `argv` (with the default, for every command)."""
     parser = argparse.ArgumentParser(
         prog="pipeline",
         description="Turn a folder of Markdown wiki articles into a published documentation wiki.",
     )
     parser.add_argument("--version", action="version", version=f"pipeline {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
-        module.register(subparsers)
+    for name in commands_for(argv):
+        importlib.import_module(f"pipeline.commands.{name}").register(subparsers)
     return parser
 
 
+def commands_for(argv: list[str]) -> tuple[str, ...]:
+    """The command the arguments name (the first word not starting with '-'), else every command."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return (first,) if first in COMMANDS else COMMANDS
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except UserError as exc:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import subprocess
 from dataclasses import dataclass, field
@@ -42,6 +43,23 @@ def gather(conn: sqlite3.Connection, content_dir: Path, capture_ids: list[int] |
     result.facts["git_times"] = git_times(Path(content_dir))
     result.facts["history"] = history_of(result.log)
     return result
+
+
+def fact_sources(conn: sqlite3.Connection, content_dir: Path, commit: str | None) -> dict:
+    """What `gather` reads, identified without reading it: equal sources give equal Facts.
+
+    The capture log is append-only, so its newest row names all of it; git
+    times follow from the HEAD commit; data files are named by their bytes.
+    A build compares these with the last build's before gathering anything.
+    """
+    (newest,) = conn.execute("SELECT MAX(id) FROM capture_history").fetchone()
+    data = {}
+    for name in DATA_FILES:
+        try:
+            data[name] = hashlib.sha256((Path(content_dir) / f"{name}.yaml").read_bytes()).hexdigest()
+        except OSError:
+            data[name] = None
+    return {"log": newest, "commit": commit, "data": data}
 
 
 def _read_yaml(path: Path, problems: list) -> object:

@@ -1,9 +1,9 @@
 """The stamp of the last complete build: when nothing a build reads has changed, skip it.
 
 A stamp hashes everything a build reads: the current captures, the passes
-and their versions, the options passes read, the data files, git and capture
-history, and (for a build that writes the site) the site settings and every
-theme file. If the stamp equals the one saved by the last complete build of
+and their versions, the options passes read, what the facts are made from
+(data files, git HEAD, the capture log: `facts.fact_sources`), and (for a
+build that writes the site) the site settings and every theme file. If the stamp equals the one saved by the last complete build of
 the same kind (`build` or `check`) and that build left no failed job, its
 diagnostics are reused and nothing is planned, run or rendered.
 """
@@ -11,10 +11,10 @@ diagnostics are reused and nothing is planned, run or rendered.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from pipeline import jsonio
 from pipeline.config import Config
 from pipeline.diagnostics import Diagnostic
 from pipeline.passes.base import PassSpec
@@ -28,17 +28,15 @@ class LastBuild:
     site: dict  # pages, redirects and files of the site it wrote ({} for `check`)
 
 
-def stamp_of(capture_ids: list[int], specs: list[PassSpec], options: dict, data: dict, facts: dict, site: dict) -> str:
+def stamp_of(capture_ids: list[int], specs: list[PassSpec], options: dict, sources: dict, site: dict) -> str:
     material = {
         "captures": capture_ids,
         "passes": [(spec.name, spec.version, spec.contract_version, spec.module) for spec in specs],
         "options": options,
-        "data": data,
-        "facts": facts,
+        "sources": sources,
         "site": site,
     }
-    text = json.dumps(material, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(jsonio.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
 def _path(config: Config, kind: str) -> Path:
@@ -47,7 +45,7 @@ def _path(config: Config, kind: str) -> Path:
 
 def load_last(config: Config, kind: str) -> LastBuild | None:
     try:
-        record = json.loads(_path(config, kind).read_text(encoding="utf-8"))
+        record = jsonio.loads(_path(config, kind).read_bytes())
         diagnostics = [Diagnostic(**d) for d in record["diagnostics"]]
         return LastBuild(record["stamp"], record["jobs"], diagnostics, record["site"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -63,5 +61,5 @@ def save_last(config: Config, kind: str, last: LastBuild | None) -> None:
     record = {"stamp": last.stamp, "jobs": last.jobs, "diagnostics": [asdict(d) for d in last.diagnostics],
               "site": last.site}  # fmt: skip
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(record), encoding="utf-8")
+    temporary.write_text(jsonio.dumps(record), encoding="utf-8")
     temporary.replace(path)

@@ -1,8 +1,7 @@
 """One module per `pipeline` subcommand, each exposing `register(subparsers)`.
 
-COMMANDS is the order in which `pipeline --help` lists them.
+COMMANDS is the order in which `pipeline --help` lists them; the cli imports
+only the module of the command being run (`build` should not pay for `serve`).
 """
 
-from pipeline.commands import build, capture, check, corpus, jobs, serve, spool, status, suggest, work
-
-COMMANDS = (build, serve, check, suggest, capture, work, jobs, status, spool, corpus)
+COMMANDS = ("build", "serve", "check", "suggest", "capture", "work", "jobs", "status", "spool", "corpus")

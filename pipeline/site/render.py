@@ -15,16 +15,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from jinja2 import Environment
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.parallel import render_pages
-from pipeline.site.theme import assets, strings
+from pipeline.site.theme import assets, builtin_root, strings
 
 SPECIALS = ("categories", "all", "wanted", "recent")
+
+
+def environment(templates_dir: Path | None, base_url: str) -> Environment:
+    """Jinja2 with autoescape on; the wiki's templates first, then the built-in theme."""
+    root = builtin_root()
+
+    def builtin(name: str):
+        file = root.joinpath(*name.split("/"))
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+
+    loaders = [FileSystemLoader(str(templates_dir))] if templates_dir else []
+    env = Environment(
+        loader=ChoiceLoader([*loaders, FunctionLoader(builtin)]),
+        autoescape=select_autoescape(["html", "xml"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals["base"] = base_url
+    env.filters["url"] = lambda url: url if "://" in url else f"{base_url}{url}"
+    env.filters["short"] = lambda sha: (sha or "")[:12]
+    env.filters["day"] = lambda iso: (iso or "")[:10]
+    env.filters["minute"] = lambda iso: (iso or "")[:16].replace("T", " ") + (" UTC" if iso else "")
+    return env
 
 
 @dataclass(frozen=True)

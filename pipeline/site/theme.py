@@ -13,8 +13,6 @@ import hashlib
 import importlib.resources
 from pathlib import Path
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, select_autoescape
-
 ASSETS = "assets"
 
 # The words of the theme, per language; a language missing here reads English.
@@ -66,31 +64,6 @@ def builtin_root():
     except ModuleNotFoundError:
         pass
     return Path(__file__).resolve().parents[2] / "templates"
-
-
-def environment(templates_dir: Path | None, base_url: str) -> Environment:
-    """Jinja2 with autoescape on; the wiki's templates first, then the built-in theme."""
-    root = builtin_root()
-
-    def builtin(name: str):
-        file = root.joinpath(*name.split("/"))
-        return file.read_text(encoding="utf-8") if file.is_file() else None
-
-    loaders = [FileSystemLoader(str(templates_dir))] if templates_dir else []
-    env = Environment(
-        loader=ChoiceLoader([*loaders, FunctionLoader(builtin)]),
-        autoescape=select_autoescape(["html", "xml"], default_for_string=True, default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.globals["base"] = base_url
-    env.filters["url"] = lambda url: url if "://" in url else f"{base_url}{url}"
-    env.filters["short"] = lambda sha: (sha or "")[:12]
-    env.filters["day"] = lambda iso: (iso or "")[:10]
-    env.filters["minute"] = lambda iso: (iso or "")[:16].replace("T", " ") + (" UTC" if iso else "")
-    return env
 
 
 def assets(templates_dir: Path | None) -> dict[str, bytes]:

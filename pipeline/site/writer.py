@@ -7,10 +7,11 @@ a deleted article), and nothing else in the output folder is ever touched.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pipeline import jsonio
 
 
 @dataclass
@@ -63,7 +64,9 @@ class SiteWriter:
                 _prune(target.parent, self.out_dir)
         self.manifest.parent.mkdir(parents=True, exist_ok=True)
         record = {"out_dir": str(self.out_dir.resolve()), "files": sorted(self.files), "keys": keys or {}}
-        self.manifest.write_text(json.dumps(record, indent=0) + "\n", encoding="utf-8")
+        temporary = self.manifest.with_suffix(".tmp")  # a crash mid-write must not lose the list of files to clean
+        temporary.write_text(jsonio.dumps(record), encoding="utf-8")
+        temporary.replace(self.manifest)
         self.report.written.sort()
         return self.report
 
@@ -81,7 +84,7 @@ def previous_keys(manifest: Path, out_dir: Path) -> dict[str, str]:
 
 def _record(manifest: Path, out_dir: Path) -> dict:
     try:
-        record = json.loads(manifest.read_text(encoding="utf-8"))
+        record = jsonio.loads(manifest.read_bytes())
     except (OSError, ValueError):
         return {}
     if not isinstance(record, dict) or record.get("out_dir") != str(Path(out_dir).resolve()):

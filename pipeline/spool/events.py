@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import hashlib
 import json
 import uuid
@@ -64,7 +65,12 @@ SCHEMA: dict[str, Any] = {
     "allOf": [_edit_rule(EDIT_PROPOSED, False), _edit_rule(EDIT_APPLIED, True)],
 }
 
-_validate = fastjsonschema.compile(SCHEMA)
+
+
+@functools.cache
+def _validator():
+    """The compiled schema, made on first use: compiling costs more than a build that has nothing to do."""
+    return fastjsonschema.compile(SCHEMA)
 
 
 class EventError(UserError):
@@ -82,7 +88,7 @@ def now_iso() -> str:
 def validate(event: Any) -> dict:
     """Return the event if it matches the schema; raise EventError naming the problem."""
     try:
-        _validate(event)
+        _validator()(event)
     except fastjsonschema.JsonSchemaException as exc:
         raise EventError(f"invalid event: {exc.message}") from None
     return event

@@ -30,6 +30,18 @@ def test_help_everywhere(words, capsys):
     assert "usage: pipeline" in capsys.readouterr().out
 
 
+def test_a_command_loads_only_its_own_module():
+    """`pipeline build` must not pay for importing `serve` (http.server) or the spool admin commands."""
+    import subprocess
+    import sys
+
+    probe = "import sys; from pipeline.cli import build_parser; build_parser(['build']); print(sorted(sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert "'pipeline.commands.build'" in loaded
+    assert "'pipeline.commands.serve'" not in loaded and "'http.server'" not in loaded
+    assert "'jinja2'" not in loaded  # templates load only when a site is rendered
+
+
 def test_usage_errors_exit_2(capsys):
     for argv in (["nope"], ["jobs"], ["capture", "--bogus"], ["jobs", "show", "x"]):
         with pytest.raises(SystemExit) as exit_info:

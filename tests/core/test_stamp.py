@@ -1,6 +1,8 @@
 """The build stamp: a build whose inputs did not change is skipped; any change makes it run."""
 
 from pipeline.build import build
+from pipeline.capture import capture_content
+from pipeline.store import open_store
 
 FILES = {
     "a.md": "---\ntitle: Alpha\n---\nSee [[b]].\n",
@@ -57,3 +59,38 @@ def test_a_failed_job_is_never_skipped(make_wiki, tmp_path):
     assert build(config, workers=1).process.failures
     again = build(config, workers=1)
     assert not again.process.skipped and any(d.code == "job-failed" for d in again.process.diagnostics)
+
+
+def test_a_data_file_change_runs_the_build(make_wiki):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    (config.content_dir / "redirects.yaml").write_text("old-alpha: a\n")
+    again = build(config, workers=1, site=True)
+    assert not again.process.skipped and "old-alpha/index.html" in again.site.written
+    (config.content_dir / "redirects.yaml").write_text("old-alpha: [unclosed\n")
+    broken = build(config, workers=1, site=True)
+    assert not broken.process.skipped and broken.process.problems[0][0] == "redirects.yaml"
+
+
+def test_a_new_commit_runs_the_build(make_wiki, monkeypatch):
+    """git times are facts: a commit changes them without changing a single capture."""
+    config = make_wiki(FILES, search=False)
+    monkeypatch.setattr("pipeline.capture.git_commit", lambda folder: "1" * 40)
+    build(config, workers=1, site=True)
+    assert build(config, workers=1, site=True).process.skipped
+    monkeypatch.setattr("pipeline.capture.git_commit", lambda folder: "2" * 40)
+    assert not build(config, workers=1, site=True).process.skipped
+
+
+def test_a_longer_capture_log_runs_the_build(make_wiki):
+    """Same captures as the last build, but `pipeline capture` saw an edit in between: history pages change."""
+    config = make_wiki(FILES, search=False)
+    original = (config.content_dir / "b.md").read_text()
+    build(config, workers=1, site=True)
+    (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited.\n")
+    conn = open_store(config.state_db)
+    capture_content(conn, config)
+    conn.close()
+    (config.content_dir / "b.md").write_text(original)
+    restored = build(config, workers=1, site=True)
+    assert not restored.process.skipped and "b/history/index.html" in restored.site.written

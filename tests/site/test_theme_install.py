@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import tomllib
 
-from pipeline.site.theme import assets, builtin_root, environment
+from pipeline.site.render import environment
+from pipeline.site.theme import assets, builtin_root
 from tests.conftest import REPO
 
 TEMPLATES = ("base.html", "nav.html", "article.html", "home.html", "category.html", "categories.html", "all.html",

@@ -1,0 +1,42 @@
+"""The render step of a build: the wiki model, through the templates, into the output folder."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pipeline.config import Config
+from pipeline.facts import Change
+from pipeline.passes.base import Wiki
+from pipeline.site import MANIFEST, SiteReport, normalize_base
+from pipeline.site.model import build_model
+from pipeline.site.render import Previous, Settings, environment, render_files
+from pipeline.site.search import has_index, index_site
+from pipeline.site.theme import theme_digest
+from pipeline.site.writer import SiteWriter, previous_keys
+
+
+def render_site(
+    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
+    tick: Callable[[int], None] | None = None, workers: int = 1,
+) -> SiteReport:
+    """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`."""
+    model = build_model(wiki, log, versions)
+    settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
+    env = environment(config.templates_dir, settings.base_url)
+    manifest = config.state_dir / MANIFEST
+    previous = Previous(
+        previous_keys(manifest, config.out_dir), lambda rel: (config.out_dir / rel).is_file(),
+        theme_digest(config.templates_dir),
+    )  # fmt: skip
+    writer = SiteWriter(config.out_dir, manifest)
+    rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
+    written = writer.finish(rendered.keys)
+    report = SiteReport(
+        pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=written.written,
+        unchanged=written.unchanged, removed=written.removed, conflicts=model.conflicts,
+    )  # fmt: skip
+    if config.search and (written.written or written.removed or not has_index(config.out_dir)):
+        warning = index_site(config.out_dir)
+        report.indexed = warning is None
+        report.warnings += [warning] if warning else []
+    return report
