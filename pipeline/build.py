@@ -91,7 +91,7 @@ def process(
     """Plan and drain every round for the current captures."""
     report = ProcessReport()
     gathered = gathered or gather(conn, config.content_dir)
-    articles = load_articles(conn, gathered.capture_ids)
+    articles = load_articles(conn, gathered.capture_ids, text=False)  # selects read few texts: left in the store
     settle()
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
@@ -101,6 +101,7 @@ def process(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
             digests=digests,
         )  # fmt: skip
+        wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
         paths = {article.capture_id: article.path for article in articles}
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused

@@ -24,7 +24,7 @@ from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.passes.base import Article
 from pipeline.source import parse_source
-from pipeline.store import write
+from pipeline.store import reader, write
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
@@ -96,31 +96,60 @@ def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
-ARTICLE_COLUMNS = """id, path, sha256, size, text, decode_error, frontmatter, frontmatter_error,
+ARTICLE_COLUMNS = """id, path, sha256, size, decode_error, frontmatter, frontmatter_error,
     frontmatter_error_line, body_line, lang, slug"""
 
 
-def load_articles(conn: sqlite3.Connection, ids: list[int]) -> list[Article]:
-    """The captures `ids` as Articles, in the order given."""
+def load_articles(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -> list[Article]:
+    """The captures `ids` as Articles, in the order given; without `text`, as StoredArticles."""
     found: dict[int, Article] = {}
+    db = conn.execute("PRAGMA database_list").fetchone()[2]
+    columns = f"{ARTICLE_COLUMNS}, text" if text else ARTICLE_COLUMNS
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        rows = conn.execute(
-            f"SELECT {ARTICLE_COLUMNS} FROM captures WHERE id IN ({','.join('?' * len(chunk))})", chunk
-        )
+        rows = conn.execute(f"SELECT {columns} FROM captures WHERE id IN ({','.join('?' * len(chunk))})", chunk)
         for row in rows:
-            found[row["id"]] = article_of(row)
+            found[row["id"]] = article_of(row) if text else StoredArticle.of(article_of(row), db)
     return [found[i] for i in ids if i in found]
 
 
 def article_of(row: sqlite3.Row) -> Article:
     meta = row["frontmatter"]
     return Article(
-        capture_id=row["id"], path=row["path"], sha256=row["sha256"], size=row["size"], text=row["text"],
-        decode_error=row["decode_error"], frontmatter=None if meta is None else jsonio.loads(meta),
-        frontmatter_error=row["frontmatter_error"], frontmatter_error_line=row["frontmatter_error_line"],
-        body_line=row["body_line"] or 1, lang=row["lang"], slug=row["slug"],
+        capture_id=row["id"], path=row["path"], sha256=row["sha256"], size=row["size"],
+        text=row["text"] if "text" in row.keys() else None, decode_error=row["decode_error"],
+        frontmatter=None if meta is None else jsonio.loads(meta), frontmatter_error=row["frontmatter_error"],
+        frontmatter_error_line=row["frontmatter_error_line"], body_line=row["body_line"] or 1, lang=row["lang"],
+        slug=row["slug"],
     )  # fmt: skip
+
+
+class _TextInStore:
+    """`StoredArticle.text`: read from the store at each use, never kept (a non-data descriptor)."""
+
+    def __get__(self, article, owner=None):
+        if article is None:
+            return self
+        row = reader(article.db).execute("SELECT text FROM captures WHERE id = ?", (article.capture_id,)).fetchone()
+        return row[0] if row else None
+
+
+class StoredArticle(Article):
+    """An Article whose text (and so body) stays in the store until read.
+
+    The build's main process holds every article (10,000s) but reads the text
+    of few: an embedded article's body, the page of a failed html job. Workers
+    load Articles with their text. Same fields and preconditions as Article.
+    """
+
+    text = _TextInStore()
+    body = property(Article.body.func)  # derived at each use, not cached: caching would keep it
+
+    @classmethod
+    def of(cls, article: Article, db: str) -> StoredArticle:
+        stored = cls.__new__(cls)
+        stored.__dict__.update({k: v for k, v in article.__dict__.items() if k not in ("text", "body")}, db=db)
+        return stored
 
 
 def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = None) -> CaptureReport:

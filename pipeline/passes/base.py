@@ -26,6 +26,7 @@ A pass module declares:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, Callable
 
 from pipeline.source import ParsedSource
@@ -81,18 +82,19 @@ class Wiki:
     """What `select` may look at: options, data files, facts, and results of the passes in NEEDS.
 
     `results[pass_name][capture_id]` is that pass's output for a current
-    capture; `articles` lists the current captures. `data` holds the content
+    capture (a Mapping: the build's decodes each output when read); `articles` lists the current captures. `data` holds the content
     root's data files, parsed (`redirects`, `categories`, `citations`: the
     YAML of `redirects.yaml` etc., or None when absent). `facts` holds what
     the build learned outside the content: `git_times` (path -> unix time of
     the last commit touching it) and `history` (path -> [(captured_at,
     sha256), ...], oldest first). `memo` lets a pass build an index once per
-    plan instead of once per article.
+    plan instead of once per article; `forget` drops those indexes when the
+    round that needed them is planned.
     """
 
     options: dict[str, Any]
     articles: list[Article]
-    results: dict[str, dict[int, dict]] = field(default_factory=dict)
+    results: dict[str, Mapping[int, dict]] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
     _memo: dict[str, Any] = field(default_factory=dict)
@@ -101,6 +103,9 @@ class Wiki:
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]
+
+    def forget(self) -> None:
+        self._memo.clear()
 
 
 @dataclass(frozen=True)

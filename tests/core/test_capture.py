@@ -179,3 +179,19 @@ def test_the_report_names_the_current_captures_as_the_store_does(make_wiki):
     second = capture_content(conn, config)  # a removal, an edit, an addition and an unchanged file at once
     assert second.current == current_capture_ids(conn) and len(second.current) == 3
     assert capture_content(conn, config).current == second.current
+
+
+def test_an_article_loaded_without_its_text_reads_it_from_the_store(make_wiki, tmp_path):
+    import pickle
+    from dataclasses import fields
+
+    config = make_wiki({"a.md": "---\ntitle: Alpha\n---\nBody of alpha.\n", "bad.md": b"\xff\xfe oops"})
+    conn, report = _capture(config)
+    full = load_articles(conn, report.current)
+    lean = load_articles(conn, report.current, text=False)
+    assert "text" not in vars(lean[0]) and "body" not in vars(lean[0])  # nothing held
+    for stored, article in zip(lean, full):
+        assert [getattr(stored, f.name) for f in fields(article)] == [getattr(article, f.name) for f in fields(article)]
+        assert stored.body == article.body and pickle.loads(pickle.dumps(stored)).text == article.text
+    assert lean[0].body == "Body of alpha.\n" and "body" not in vars(lean[0])  # derived, not cached
+    assert lean[1].text is None and lean[1].decode_error  # undecodable: None, as for an Article

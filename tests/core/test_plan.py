@@ -40,3 +40,18 @@ def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
     assert isinstance(stored, StoredField) and "<p>" in str(stored)  # read from the store on use
     assert {"toc", "references_html", "diagnostics"} <= set(next(iter(html.values())))  # the rest is loaded
     assert '<a href="/b/" class="wikilink">b</a>' in (config.out_dir / "a" / "index.html").read_text()
+
+
+def test_the_slice_hasher_unpins_what_only_it_holds():
+    """Shared slices (held by an index) stay cached; an article's own are let go, and a reused address hashes anew."""
+    from pipeline import jsonio
+    from pipeline.plan import _Hasher
+
+    hasher, shared = _Hasher(), {"names": ["Alpha", "Beta"]}
+    hasher(shared)
+    hasher({"own": 1})
+    hasher.sweep()
+    assert [hit[0] for hit in hasher.seen.values()] == [shared]
+    for number in range(200):  # freed dicts' addresses come back at once: each must hash as itself
+        assert hasher({"n": number})[0] == jsonio.dumps({"n": number}, sort_keys=True)
+        hasher.sweep()
