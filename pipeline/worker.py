@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from pipeline import jsonio
-from pipeline.capture import load_articles
+from pipeline.capture import load_articles, plain_rows
 from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.forks import ForkedError, fork_map
@@ -28,6 +28,7 @@ from pipeline.spool.events import edit_event
 from pipeline.store import open_store
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
+BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own
 
 
 @dataclass
@@ -59,7 +60,7 @@ class Worker:
         self.specs = {(spec.name, spec.version): spec for spec in specs}
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.backoff = Backoff(config.jobs.backoff_base, config.jobs.backoff_cap)
-        self.blobs: dict[str, object] = {}  # job_inputs are immutable, so caching them is always safe
+        self.blobs: dict[str, object] = {}  # job_inputs are immutable, so caching them is always safe (up to BLOBS_KEPT)
 
     def run(self, *, once: bool = False, clock=time.time) -> WorkerReport:
         """Work until no job is eligible (or for one batch with `once`)."""
@@ -83,6 +84,7 @@ class Worker:
 
     def process_batch(self, jobs: list[ClaimedJob], report: WorkerReport, clock=time.time) -> None:
         articles = {a.capture_id: a for a in load_articles(self.conn, sorted({j.capture_id for j in jobs}))}
+        self.fetch_inputs(sha for job in jobs for sha in job.inputs.values())
         outcomes = [self.process(job, articles.get(job.capture_id)) for job in jobs]
         # Events go to the spool before the jobs complete: a crash in between re-runs the job,
         # which re-sends the same event_id, and the drain keeps one (at least once, deduplicated).
@@ -134,11 +136,22 @@ class Worker:
         enqueue(event, self.config.spool_dir)
 
     def read_inputs(self, shas: dict[str, str]) -> dict:
-        missing = [sha for sha in shas.values() if sha not in self.blobs]
-        for sha in missing:
-            row = self.conn.execute("SELECT json FROM job_inputs WHERE sha256 = ?", (sha,)).fetchone()
-            self.blobs[sha] = jsonio.loads(row["json"])
+        self.fetch_inputs(shas.values())
         return {name: self.blobs[sha] for name, sha in shas.items()}
+
+    def fetch_inputs(self, shas) -> None:
+        """Read the input blobs not read yet, in one query (a batch's jobs have dozens, most new)."""
+        wanted = set(shas)
+        missing = [sha for sha in wanted if sha not in self.blobs]
+        if len(self.blobs) + len(missing) > BLOBS_KEPT:  # most blobs serve one job: keep memory flat
+            self.blobs.clear()
+            missing = list(wanted)
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            rows = plain_rows(self.conn).execute(
+                f"SELECT sha256, json FROM job_inputs WHERE sha256 IN ({','.join('?' * len(chunk))})", chunk
+            )
+            self.blobs.update((sha, jsonio.loads(text)) for sha, text in rows)
 
     def close(self) -> None:
         self.conn.close()

@@ -63,6 +63,8 @@ CONTRACT = {
 WORD = r"[\w\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
 TOKEN = re.compile(rf"{WORD}+|[^\w\s]")
 WORD_CHAR = re.compile(WORD)
+# Bytes of ASCII text: word characters kept, every other byte a space (see Matcher.may_start_name).
+ASCII_WORDS = bytes(c if c < 128 and re.fullmatch(r"\w", chr(c)) else 32 for c in range(256))
 # A name with these would break the `[[target|mention]]` it becomes.
 UNLINKABLE = re.compile(r"[\[\]|\n]")
 MATCHERS_KEPT = 8
@@ -138,6 +140,7 @@ class Matcher:
     by_path: dict[str, int]
     trie: dict
     firsts: frozenset[str]  # the first word of every name, to pass over text that starts none
+    ascii_firsts: frozenset[bytes] | None  # those ASCII text can hold; None when one is a symbol
 
     def names_of(self, number: int) -> set[TermKey]:
         _, _, _, _, title, aliases = self.entries[number]
@@ -148,7 +151,12 @@ class Matcher:
 
         The text is folded as a whole, then split in one C-level call; folding
         never joins or splits words, so its words are the folded words of `text`.
+        ASCII text is split by bytes (every non-word byte a space): four times
+        faster than the tokenizer, and the same words; it sees no symbols, so
+        it serves only when no name starts with one.
         """
+        if text.isascii() and self.ascii_firsts is not None:
+            return not self.ascii_firsts.isdisjoint(text.lower().encode().translate(ASCII_WORDS).split())
         folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
         return not self.firsts.isdisjoint(TOKEN.findall(folded))
 
@@ -220,7 +228,9 @@ def build_matcher(entries: list) -> Matcher:
             node = node.setdefault(edge, {})
         node[None] = Term(key, next(iter(targets)) if len(targets) == 1 else None)
     firsts = frozenset(word for _, word in trie)
-    return Matcher(entries, {entry[0]: n for n, entry in enumerate(entries)}, trie, firsts)
+    symbol = any(not WORD_CHAR.match(word) for word in firsts)
+    ascii_firsts = None if symbol else frozenset(word.encode() for word in firsts if word.isascii())
+    return Matcher(entries, {entry[0]: n for n, entry in enumerate(entries)}, trie, firsts, ascii_firsts)
 
 
 # ---- run -----------------------------------------------------------------------------------

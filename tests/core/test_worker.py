@@ -119,3 +119,15 @@ def test_a_contract_that_is_not_a_schema_fails_the_jobs_with_a_clear_error(make_
     report = build(config, workers=1)
     (failure,) = report.process.failures
     assert failure[1] == "bad" and "CONTRACT is not a valid JSON Schema" in failure[2]
+
+
+def test_a_worker_that_keeps_few_input_blobs_reads_the_rest_again(make_wiki, tmp_path, monkeypatch):
+    """The blob cache is bounded: cleared when full, a job still gets every input it names."""
+    files = {f"p{n}.md": f"---\ntitle: Page {n}\n---\nSee [[p{(n + 1) % 6}]] and Page {(n + 2) % 6}.\n" for n in range(6)}
+    roomy = make_wiki(files)
+    expected = build(roomy, workers=1).process.diagnostics
+    monkeypatch.setattr("pipeline.worker.BLOBS_KEPT", 2)
+    tight = Config(content_dir=roomy.content_dir, state_dir=tmp_path / "tight", out_dir=tmp_path / "out")
+    report = build(tight, workers=1)
+    assert report.process.failures == [] and report.process.diagnostics == expected
+    assert report.process.work.done == len(report.process.created_jobs)
