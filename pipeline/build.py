@@ -154,7 +154,8 @@ def build(
     kind = "build" if site else "check"
     conn = open_store(config.state_db)
     try:
-        captured = capture_content(conn, config)
+        count = worker_count(config, workers)
+        captured = capture_content(conn, config, workers=count)
         stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
         last = load_last(config, kind) if reuse else None
         if last and last.stamp == stamp and (not site or site_intact(config)):
@@ -163,7 +164,6 @@ def build(
             return BuildReport(captured, processed, time.perf_counter() - started, rendered)
         save_last(config, kind, None)
         gathered = gather(conn, config.content_dir, captured.current)
-        count = worker_count(config, workers)
         processed = process(conn, config, specs, count, progress, gathered)
         rendered = render(config, specs, processed.wiki, gathered.log, progress, count) if site else None
         if not processed.failures:

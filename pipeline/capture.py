@@ -17,11 +17,13 @@ import sqlite3
 import subprocess
 import time
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from pipeline import jsonio
 from pipeline.config import Config
 from pipeline.errors import UserError
+from pipeline.forks import fork_each
 from pipeline.passes.base import Article
 from pipeline.source import parse_source
 from pipeline.store import reader, write
@@ -152,39 +154,61 @@ class StoredArticle(Article):
         return stored
 
 
-def capture_content(conn: sqlite3.Connection, config: Config, now: str | None = None) -> CaptureReport:
-    """Capture every source file; record removals of files that are gone."""
+PARSE_CHUNK = 2000  # files read and parsed at a time: memory stays flat however big the wiki
+MIN_FILES_PER_PROCESS = 250  # below this, forking costs more than parsing here
+
+
+def capture_content(
+    conn: sqlite3.Connection, config: Config, now: str | None = None, workers: int | None = None
+) -> CaptureReport:
+    """Capture every source file; record removals of files that are gone.
+
+    New files are parsed (frontmatter YAML is most of a cold capture) by
+    `workers` processes (default: the config's), a chunk at a time.
+    """
     commit = git_commit(Path(config.content_dir))
     report = CaptureReport(commit=commit)
     now = now or utc_now()
     paths = iter_sources(config)
+    workers = workers or config.workers or os.cpu_count() or 1
     with write(conn):
         state = current_state(conn)
-        stats = StatCache(conn)
         current_ids = {rel: c.id for rel, c in state.items() if c.kind == "file"}
-        for rel in paths:
-            current = state.get(rel)
-            current_sha = current.sha256 if current is not None and current.kind == "file" else None
-            try:
-                raw, sha = stats.read(os.path.join(config.content_dir, rel), rel, current_sha)
-            except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
-                report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
-                continue
-            report.files += 1
-            if sha == current_sha:
-                report.unchanged += 1
-                continue
-            capture_id = _file_capture(conn, config, rel, raw, sha, now, commit, report)
-            _observe(conn, rel, capture_id, now, commit)
-            report.new.append(capture_id)
-            current_ids[rel] = capture_id
+        changed = _changed_files(conn, config, paths, state, report)
+        while chunk := list(islice(changed, PARSE_CHUNK)):
+            shares = max(1, min(workers, len(chunk) // MIN_FILES_PER_PROCESS))
+            parse = lambda file: parse_source(file[0], file[1], config.default_language)  # noqa: E731
+            for (rel, raw, sha), parsed in zip(chunk, fork_each(parse, chunk, shares)):
+                capture_id = _file_capture(conn, rel, raw, sha, parsed, now, commit, report)
+                _observe(conn, rel, capture_id, now, commit)
+                report.new.append(capture_id)
+                current_ids[rel] = capture_id
         for rel in sorted(set(state) - set(paths)):
             if state[rel].kind == "file":
                 _observe(conn, rel, _removal_capture(conn, rel, state[rel].sha256, now, commit), now, commit)
                 report.removed.append(rel)
                 del current_ids[rel]
     report.current = [current_ids[rel] for rel in sorted(current_ids)]  # what current_capture_ids reads back
+    report.problems.sort()  # by path, whichever process or step found them
     return report
+
+
+def _changed_files(conn, config: Config, paths: list[str], state: dict[str, Current], report: CaptureReport):
+    """(path, bytes, sha256) of each file whose bytes are not its current capture's, counting the rest."""
+    stats = StatCache(conn)
+    for rel in paths:
+        current = state.get(rel)
+        current_sha = current.sha256 if current is not None and current.kind == "file" else None
+        try:
+            raw, sha = stats.read(os.path.join(config.content_dir, rel), rel, current_sha)
+        except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
+            report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
+            continue
+        report.files += 1
+        if sha == current_sha:
+            report.unchanged += 1
+        else:
+            yield rel, raw, sha
 
 
 class StatCache:
@@ -218,13 +242,12 @@ class StatCache:
         return raw, sha
 
 
-def _file_capture(conn, config, rel, raw, sha, now, commit, report) -> int:
+def _file_capture(conn, rel: str, raw: bytes, sha: str, parsed, now: str, commit: str | None, report) -> int:
     existing = conn.execute(
         "SELECT id FROM captures WHERE path = ? AND sha256 = ? AND kind = 'file'", (rel, sha)
     ).fetchone()
     if existing:
         return existing["id"]
-    parsed = parse_source(rel, raw, config.default_language)
     if parsed.decode_error:
         report.problems.append((rel, 1, parsed.decode_error))
     if parsed.frontmatter_error:

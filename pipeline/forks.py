@@ -50,6 +50,15 @@ def fork_map(function: Callable[[Share], Result], shares: list[Share]) -> list[R
     return [found[index] for index in range(len(shares))]
 
 
+def fork_each(function: Callable[[Share], Result], items: list[Share], shares: int) -> list[Result]:
+    """`[function(item) for item in items]`, the items dealt round-robin to `shares` processes."""
+    parts = fork_map(lambda share: [function(item) for item in items[share::shares]], list(range(shares)))
+    results: list = [None] * len(items)
+    for share, part in enumerate(parts):
+        results[share::shares] = part
+    return results
+
+
 def _child(function, share, index: int, results) -> None:
     try:
         results.put((index, True, function(share)))

@@ -63,12 +63,16 @@ class SiteWriter:
                 self.report.removed.append(rel)
                 _prune(target.parent, self.out_dir)
         self.manifest.parent.mkdir(parents=True, exist_ok=True)
-        record = {"out_dir": str(self.out_dir.resolve()), "files": sorted(self.files), "keys": keys or {}}
-        temporary = self.manifest.with_suffix(".tmp")  # a crash mid-write must not lose the list of files to clean
-        temporary.write_text(jsonio.dumps(record), encoding="utf-8")
-        temporary.replace(self.manifest)
+        out_dir = str(self.out_dir.resolve())
+        _save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
+        _save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}})
         self.report.written.sort()
         return self.report
+
+
+def keys_file(manifest: Path) -> Path:
+    """Where the page digests live: apart from the file list, which a build with nothing to do reads alone."""
+    return manifest.with_name(f"{manifest.stem}-keys.json")
 
 
 def previous_files(manifest: Path, out_dir: Path) -> list[str]:
@@ -78,8 +82,14 @@ def previous_files(manifest: Path, out_dir: Path) -> list[str]:
 
 def previous_keys(manifest: Path, out_dir: Path) -> dict[str, str]:
     """Page file -> digest of what the last build rendered it from."""
-    keys = _record(manifest, out_dir).get("keys", {})
+    keys = _record(keys_file(manifest), out_dir).get("keys", {})
     return keys if isinstance(keys, dict) else {}
+
+
+def _save(path: Path, record: dict) -> None:
+    temporary = path.with_suffix(".tmp")  # a crash mid-write must not lose the list of files to clean
+    temporary.write_text(jsonio.dumps(record), encoding="utf-8")
+    temporary.replace(path)
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:

@@ -195,3 +195,27 @@ def test_an_article_loaded_without_its_text_reads_it_from_the_store(make_wiki, t
         assert stored.body == article.body and pickle.loads(pickle.dumps(stored)).text == article.text
     assert lean[0].body == "Body of alpha.\n" and "body" not in vars(lean[0])  # derived, not cached
     assert lean[1].text is None and lean[1].decode_error  # undecodable: None, as for an Article
+
+
+def test_files_parsed_by_several_processes_are_captured_as_by_one(make_wiki, tmp_path, monkeypatch):
+    """Chunks of new files are parsed in forked processes: same captures, same problems, in path order."""
+    files = {f"p{n:02}.md": GOOD.replace("Alpha", f"Page {n}") if n % 3 else "---\ntitle: [unclosed\n---\nx\n"
+             for n in range(23)}  # fmt: skip
+    files["binary.md"] = b"\x00\x01"
+    config = make_wiki(files)
+    monkeypatch.setattr("pipeline.capture.PARSE_CHUNK", 5)
+    monkeypatch.setattr("pipeline.capture.MIN_FILES_PER_PROCESS", 2)
+    seen = []
+    for workers in (1, 2):
+        state = Config(content_dir=config.content_dir, state_dir=tmp_path / f"state{workers}", out_dir=tmp_path / "o")
+        conn = open_store(state.state_db)
+        report = capture_content(conn, state, now="2026-01-01T00:00:00+00:00", workers=workers)
+        rows = conn.execute(
+            "SELECT path, sha256, text, frontmatter, frontmatter_error, frontmatter_error_line, body_line, lang, slug,"
+            " decode_error FROM captures ORDER BY path"
+        ).fetchall()
+        seen.append(([tuple(row) for row in rows], report.problems, len(report.new)))
+        conn.close()
+    assert seen[0] == seen[1] and seen[0][2] == 24
+    assert [path for path, _, _ in seen[0][1]] == sorted(path for path, _, _ in seen[0][1])
+    assert len(seen[0][1]) == 9  # eight broken frontmatters and one binary file
