@@ -151,7 +151,9 @@ def definitions(references: list[dict], body: str) -> str:
     """Footnote definitions for references the body cites as `[^id]` but does not define itself."""
     lines = []
     for ref in references:
-        if re.search(rf"^\[\^{re.escape(ref['id'])}\]:", body, re.MULTILINE):
+        marker = f"[^{ref['id']}]:"
+        # The substring test first: scanning a whole body by regex cost more than the rest of this pass's own work.
+        if marker in body and re.search(rf"^{re.escape(marker)}", body, re.MULTILINE):
             continue
         text = " ".join(ref["text"].split())
         lines.append(f"[^{ref['id']}]: {text}" + (f" <{ref['url']}>" if ref["url"] else ""))
