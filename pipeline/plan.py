@@ -45,7 +45,7 @@ class _Hasher:
     Keeping a reference to every object seen pins its id(), so a freed object's
     id can never be reused by a different one while it is in the cache. `sweep`
     unpins what only the cache still holds (an article's own slice, never seen
-    again): pinning every slice of a 10,000-article round held ~70 MB.
+    again): pinning every slice of a 10,000-article round held tens of MB.
     """
 
     SWEEP_EVERY = 500  # jobs

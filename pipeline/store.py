@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Iterator
 
 from pipeline import jsonio

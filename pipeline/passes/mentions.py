@@ -151,7 +151,7 @@ class Matcher:
 
         The text is folded as a whole, then split in one C-level call; folding
         never joins or splits words, so its words are the folded words of `text`.
-        ASCII text is split by bytes (every non-word byte a space): four times
+        ASCII text is split by bytes (every non-word byte a space): three times
         faster than the tokenizer, and the same words; it sees no symbols, so
         it serves only when no name starts with one.
         """
