@@ -266,6 +266,12 @@ class StoredOutputs(Mapping):
 _READERS: dict[tuple[int, str], sqlite3.Connection] = {}
 
 
+def _drop_readers(db: str) -> None:
+    reader = _READERS.pop((os.getpid(), db), None)
+    if reader is not None:
+        reader.close()
+
+
 def reader(db: str) -> sqlite3.Connection:
     """This process's read connection to the store at `db` (forked processes never share one)."""
     key = (os.getpid(), db)
@@ -289,6 +295,8 @@ def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -16384")  # 16 MB: the indexes every build reads stay cached
     migrate(conn)
+    # A long-lived process (`serve`) may hold a reader of a database since deleted and made anew.
+    _drop_readers(conn.execute("PRAGMA database_list").fetchone()[2])
     return conn
 
 

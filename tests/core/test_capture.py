@@ -219,3 +219,17 @@ def test_files_parsed_by_several_processes_are_captured_as_by_one(make_wiki, tmp
     assert seen[0] == seen[1] and seen[0][2] == 24
     assert [path for path, _, _ in seen[0][1]] == sorted(path for path, _, _ in seen[0][1])
     assert len(seen[0][1]) == 9  # eight broken frontmatters and one binary file
+
+
+def test_a_state_database_made_anew_is_read_anew(make_wiki):
+    """`serve` lives across builds: after `.pipeline/` is deleted, lazy texts must come from the new database."""
+    import shutil
+
+    config = make_wiki({"a.md": "---\ntitle: Alpha\n---\nOld body.\n"})
+    conn, report = _capture(config)
+    assert load_articles(conn, report.current, text=False)[0].body == "Old body.\n"
+    conn.close()
+    shutil.rmtree(config.state_dir)
+    (config.content_dir / "a.md").write_text("---\ntitle: Alpha\n---\nNew body.\n")
+    conn, report = _capture(config)
+    assert load_articles(conn, report.current, text=False)[0].body == "New body.\n"
