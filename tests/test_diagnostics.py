@@ -1,0 +1,30 @@
+"""Diagnostics as printed: the path as the user named the content folder, one line each, in every format."""
+
+import io
+import json
+from pathlib import Path
+
+from pipeline.diagnostics import Diagnostic, emit
+
+FOUND = [Diagnostic("a.md", 2, 1, "warning", "broken-link", "no page b"), Diagnostic("g/c.md", 1, 1, "info", "x", "y")]
+
+
+def printed(content_dir, style="text") -> list[str]:
+    stream = io.StringIO()
+    emit(FOUND, style, Path(content_dir) if not isinstance(content_dir, str) else content_dir, stream)
+    return stream.getvalue().splitlines()
+
+
+def test_paths_are_shown_from_the_content_folder_as_named():
+    assert printed(".") == ["a.md:2:1: warning: broken-link: no page b", "g/c.md:1:1: info: x: y"]
+    assert printed("wiki/")[0].startswith("wiki/a.md:2:1:") and printed("/abs/wiki")[1].startswith("/abs/wiki/g/c.md:")
+    assert printed("./wiki")[0].startswith("wiki/a.md:")  # as pathlib shows it
+    assert printed("/")[0].startswith("/a.md:")
+
+
+def test_every_format_prints_one_line_per_diagnostic():
+    assert [json.loads(line)["path"] for line in printed("w", "json")] == ["w/a.md", "w/g/c.md"]
+    assert printed("w", "github")[0].startswith("::warning file=w/a.md,line=2")
+    nothing = io.StringIO()
+    emit([], "text", Path("w"), nothing)
+    assert nothing.getvalue() == ""
