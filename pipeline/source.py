@@ -7,10 +7,10 @@ Pure functions: no file system, no database. Every problem becomes a field of
 from __future__ import annotations
 
 import datetime
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import PurePosixPath
 
 import yaml
 
@@ -120,7 +120,7 @@ def to_json_safe(value):
 
 def name_lang_slug(path: str, default_language: str) -> tuple[str, str]:
     """`guide.es.md` is Spanish with slug `guide`; `guide.md` is the default language."""
-    stem = PurePosixPath(path).name
+    stem = posixpath.basename(path.rstrip("/"))  # PurePosixPath(path).name, without building a path object
     if stem.lower().endswith(".md"):
         stem = stem[:-3]
     match = LANG_SUFFIX.match(stem)
