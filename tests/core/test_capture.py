@@ -118,6 +118,16 @@ def test_hidden_and_excluded_files_are_skipped(make_wiki):
     assert iter_sources(excluded) == ["a.md"]
 
 
+def test_sources_are_sorted_and_symlinked_folders_not_followed(make_wiki, tmp_path):
+    config = make_wiki({"b/z.md": GOOD, "b/a.MD": GOOD, "a.markdown": GOOD, "b/c/d.md": GOOD, "b/folder.md/x.md": GOOD})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.md").write_text(GOOD)
+    (config.content_dir / "linked").symlink_to(outside, target_is_directory=True)
+    (config.content_dir / "alias.md").symlink_to(config.content_dir / "a.markdown")
+    assert iter_sources(config) == ["a.markdown", "alias.md", "b/a.MD", "b/c/d.md", "b/folder.md/x.md", "b/z.md"]
+
+
 def test_capture_never_writes_the_content_folder(make_wiki):
     config = make_wiki({"a.md": GOOD, "sub/b.es.md": "---\n: bad\n---\n"})
     before = folder_hashes(config.content_dir)
