@@ -109,21 +109,21 @@ def load_articles(conn: sqlite3.Connection, ids: list[int], *, text: bool = True
     columns = f"{ARTICLE_COLUMNS}, text" if text else ARTICLE_COLUMNS
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        rows = conn.execute(f"SELECT {columns} FROM captures WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        marks = ",".join("?" * len(chunk))
+        rows = plain_rows(conn).execute(f"SELECT {columns} FROM captures WHERE id IN ({marks})", chunk)
         for row in rows:
-            found[row["id"]] = article_of(row) if text else StoredArticle.of(article_of(row), db)
+            found[row[0]] = Article(text=row[11], **_fields(row)) if text else StoredArticle.of(_fields(row), db)
     return [found[i] for i in ids if i in found]
 
 
-def article_of(row: sqlite3.Row) -> Article:
-    meta = row["frontmatter"]
-    return Article(
-        capture_id=row["id"], path=row["path"], sha256=row["sha256"], size=row["size"],
-        text=row["text"] if "text" in row.keys() else None, decode_error=row["decode_error"],
-        frontmatter=None if meta is None else jsonio.loads(meta), frontmatter_error=row["frontmatter_error"],
-        frontmatter_error_line=row["frontmatter_error_line"], body_line=row["body_line"] or 1, lang=row["lang"],
-        slug=row["slug"],
-    )  # fmt: skip
+def _fields(row: tuple) -> dict:
+    """An Article's fields but `text`, from a row of ARTICLE_COLUMNS (tuples: 13,000 sqlite3.Rows cost more)."""
+    ident, path, sha, size, decode_error, meta, meta_error, meta_error_line, body_line, lang, slug = row[:11]
+    return {
+        "capture_id": ident, "path": path, "sha256": sha, "size": size, "decode_error": decode_error,
+        "frontmatter": None if meta is None else jsonio.loads(meta), "frontmatter_error": meta_error,
+        "frontmatter_error_line": meta_error_line, "body_line": body_line or 1, "lang": lang, "slug": slug,
+    }  # fmt: skip
 
 
 class _TextInStore:
@@ -148,9 +148,10 @@ class StoredArticle(Article):
     body = property(Article.body.func)  # derived at each use, not cached: caching would keep it
 
     @classmethod
-    def of(cls, article: Article, db: str) -> StoredArticle:
+    def of(cls, fields: dict, db: str) -> StoredArticle:
+        """From every field but `text` (not through __init__, which would set it)."""
         stored = cls.__new__(cls)
-        stored.__dict__.update({k: v for k, v in article.__dict__.items() if k not in ("text", "body")}, db=db)
+        stored.__dict__.update(fields, db=db)
         return stored
 
 

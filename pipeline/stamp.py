@@ -3,9 +3,10 @@
 A stamp hashes everything a build reads: the current captures, the passes
 and their versions, the options passes read, what the facts are made from
 (data files, git HEAD, the capture log: `facts.fact_sources`), and (for a
-build that writes the site) the site settings and every theme file. If the stamp equals the one saved by the last complete build of
-the same kind (`build` or `check`) and that build left no failed job, its
-diagnostics are reused and nothing is planned, run or rendered.
+build that writes the site) the site settings and every theme file. If the
+stamp equals the one saved by the last complete build of the same kind
+(`build` or `check`) and that build left no failed job, its diagnostics are
+reused and nothing is gathered, planned, run or rendered.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ class Worker:
         self.specs = {(spec.name, spec.version): spec for spec in specs}
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.backoff = Backoff(config.jobs.backoff_base, config.jobs.backoff_cap)
-        self.blobs: dict[str, object] = {}  # job_inputs are immutable, so caching them is always safe (up to BLOBS_KEPT)
+        self.blobs: dict[str, object] = {}  # job_inputs are immutable: caching them is always safe (BLOBS_KEPT)
 
     def run(self, *, once: bool = False, clock=time.time) -> WorkerReport:
         """Work until no job is eligible (or for one batch with `once`)."""

@@ -82,8 +82,9 @@ class Wiki:
     """What `select` may look at: options, data files, facts, and results of the passes in NEEDS.
 
     `results[pass_name][capture_id]` is that pass's output for a current
-    capture (a Mapping: the build's decodes each output when read); `articles` lists the current captures. `data` holds the content
-    root's data files, parsed (`redirects`, `categories`, `citations`: the
+    capture (a Mapping: in a build, each read decodes a fresh copy);
+    `articles` lists the current captures. `data` holds the content root's
+    data files, parsed (`redirects`, `categories`, `citations`: the
     YAML of `redirects.yaml` etc., or None when absent). `facts` holds what
     the build learned outside the content: `git_times` (path -> unix time of
     the last commit touching it) and `history` (path -> [(captured_at,
