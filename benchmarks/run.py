@@ -56,7 +56,12 @@ class Tool:
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[Timing, str]:
-    """Run `command`, returning wall and CPU time and the peak RSS of its process tree."""
+    """Run `command`, returning wall and CPU time and the peak RSS of its process tree.
+
+    The writes of the run before are flushed first (not timed): on a small
+    machine their writeback otherwise slows whichever tool runs next.
+    """
+    os.sync()
     started = time.perf_counter()
     process = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
