@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
-from pipeline.config import Config
+from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect
 from pipeline.facts import Change, Facts, fact_sources, gather
@@ -70,13 +70,6 @@ def wiki_options(config: Config) -> dict:
 DEFAULT_OPTIONS = wiki_options(Config())
 
 
-def worker_count(config: Config, requested: int | None) -> int:
-    import os
-
-    count = requested if requested is not None else config.workers
-    return count if count > 0 else (os.cpu_count() or 1)
-
-
 def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec]) -> int:
     """Create the jobs of the first round (passes that read only their capture); return how many."""
     articles = load_articles(conn, current_capture_ids(conn))
@@ -97,13 +90,13 @@ def process(
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
+    paths = {article.capture_id: article.path for article in articles}
     for round_specs in rounds(specs):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
             digests=digests,
         )  # fmt: skip
         wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
-        paths = {article.capture_id: article.path for article in articles}
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused
         # Small rounds are not worth the start-up of worker processes.

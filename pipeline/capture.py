@@ -21,12 +21,12 @@ from itertools import islice
 from pathlib import Path
 
 from pipeline import jsonio
-from pipeline.config import Config
+from pipeline.config import Config, worker_count
 from pipeline.errors import UserError
 from pipeline.forks import fork_each
 from pipeline.passes.base import Article
 from pipeline.source import parse_source
-from pipeline.store import reader, write
+from pipeline.store import db_path, plain_rows, reader, write
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
@@ -91,13 +91,6 @@ def current_capture_ids(conn: sqlite3.Connection) -> list[int]:
     return [state[p].id for p in sorted(state) if state[p].kind == "file"]
 
 
-def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
-    """A cursor giving tuples: reading every row of a big wiki, sqlite3.Row costs more than the query."""
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    return cursor
-
-
 ARTICLE_COLUMNS = """id, path, sha256, size, decode_error, frontmatter, frontmatter_error,
     frontmatter_error_line, body_line, lang, slug"""
 
@@ -105,7 +98,7 @@ ARTICLE_COLUMNS = """id, path, sha256, size, decode_error, frontmatter, frontmat
 def load_articles(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -> list[Article]:
     """The captures `ids` as Articles, in the order given; without `text`, as StoredArticles."""
     found: dict[int, Article] = {}
-    db = conn.execute("PRAGMA database_list").fetchone()[2]
+    db = db_path(conn)
     columns = f"{ARTICLE_COLUMNS}, text" if text else ARTICLE_COLUMNS
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
@@ -171,7 +164,7 @@ def capture_content(
     report = CaptureReport(commit=commit)
     now = now or utc_now()
     paths = iter_sources(config)
-    workers = workers or config.workers or os.cpu_count() or 1
+    workers = worker_count(config, workers)
     with write(conn):
         state = current_state(conn)
         current_ids = {rel: c.id for rel, c in state.items() if c.kind == "file"}

@@ -170,3 +170,9 @@ def _coerce(hint, value, where: str, base: Path, is_path: bool):
     if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
         raise ConfigError(f"{where}: expected {hint.__name__}, got {type(value).__name__}")
     return value
+
+
+def worker_count(config: Config, requested: int | None = None) -> int:
+    """The worker processes to use: `requested` (the command line's), else the config's; 0 means one per CPU."""
+    count = requested if requested is not None else config.workers
+    return count if count > 0 else (os.cpu_count() or 1)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from pipeline.capture import current_capture_ids, plain_rows
+from pipeline.capture import current_capture_ids
+from pipeline.store import plain_rows
 
 DATA_FILES = ("redirects", "categories", "citations")
 

@@ -20,7 +20,7 @@ from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import Digests, load_memo, own_of, save_memo, world_of
-from pipeline.store import StoredOutputs, write
+from pipeline.store import StoredOutputs, db_path, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
@@ -207,7 +207,7 @@ def load_results(
     digests = {} if digests is None else digests
     lazy = {name: fields for name, fields in (lazy or {}).items() if fields and name not in digests}
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
-    db = conn.execute("PRAGMA database_list").fetchone()[2]
+    db = db_path(conn)
     results = {name: StoredOutputs(db, lazy.get(name, ())) for name in {name for _, name in plan.jobs}}
     ids = list(by_job)
     column, params = _trimmed(lazy)

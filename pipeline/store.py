@@ -263,6 +263,18 @@ class StoredOutputs(Mapping):
         return len(self.encoded)
 
 
+def db_path(conn: sqlite3.Connection) -> str:
+    """The file of the database `conn` is open on, as `reader` takes it."""
+    return conn.execute("PRAGMA database_list").fetchone()[2]
+
+
+def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor giving tuples: reading every row of a big wiki, sqlite3.Row costs more than the query."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor
+
+
 _READERS: dict[tuple[int, str], sqlite3.Connection] = {}
 
 
@@ -296,7 +308,7 @@ def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
     conn.execute("PRAGMA cache_size = -16384")  # 16 MB: the indexes every build reads stay cached
     migrate(conn)
     # A long-lived process (`serve`) may hold a reader of a database since deleted and made anew.
-    _drop_readers(conn.execute("PRAGMA database_list").fetchone()[2])
+    _drop_readers(db_path(conn))
     return conn
 
 

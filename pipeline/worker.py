@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from pipeline import jsonio
-from pipeline.capture import load_articles, plain_rows
+from pipeline.capture import load_articles
 from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.forks import ForkedError, fork_map
@@ -25,7 +25,7 @@ from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work, recover_stale
 from pipeline.spool import enqueue
 from pipeline.spool.events import edit_event
-from pipeline.store import open_store
+from pipeline.store import open_store, plain_rows
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
 BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own

@@ -6,7 +6,8 @@ and `build`/`check` plan every round, once the inputs of each exist.
 
 from __future__ import annotations
 
-from pipeline.build import passes_for, worker_count
+from pipeline.build import passes_for
+from pipeline.config import worker_count
 from pipeline.commands.options import add_state, config_from
 from pipeline.worker import run_workers
 

@@ -25,8 +25,8 @@ A pass module declares:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pipeline.source import ParsedSource

@@ -9,11 +9,10 @@ output is still there), so a build with nothing to do loads no template code.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from pipeline.config import Config
-from pipeline.site.writer import previous_files
+from pipeline.site.writer import in_output, previous_files
 
 MANIFEST = "site-manifest.json"
 
@@ -41,6 +40,4 @@ def normalize_base(url: str) -> str:
 def site_intact(config: Config) -> bool:
     """Every file the last build wrote into the output folder is still there."""
     files = previous_files(config.state_dir / MANIFEST, config.out_dir)
-    root = os.path.join(config.out_dir, "")  # plain strings: pathlib costs more than the stat on 10,000s of files
-    # access(), not isfile(): no stat result to build, for each of 10,000s of files
-    return bool(files) and all(os.access(root + rel, os.F_OK) for rel in files)
+    return bool(files) and all(map(in_output(config.out_dir), files))

@@ -12,7 +12,7 @@ from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
 from pipeline.site.theme import theme_digest
-from pipeline.site.writer import SiteWriter, previous_keys
+from pipeline.site.writer import SiteWriter, in_output, previous_keys
 
 
 def render_site(
@@ -25,8 +25,7 @@ def render_site(
     env = environment(config.templates_dir, settings.base_url)
     manifest = config.state_dir / MANIFEST
     previous = Previous(
-        previous_keys(manifest, config.out_dir), lambda rel: (config.out_dir / rel).is_file(),
-        theme_digest(config.templates_dir),
+        previous_keys(manifest, config.out_dir), in_output(config.out_dir), theme_digest(config.templates_dir),
     )  # fmt: skip
     writer = SiteWriter(config.out_dir, manifest)
     rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)

@@ -148,7 +148,6 @@ class PageJob:
                 return rel, None, key
         return rel, _render(self.env, self.settings, page, nav), key
 
-
     def digest(self, page: Planned) -> str:
         """Everything an article or history page is rendered from.
 

@@ -75,6 +75,13 @@ def keys_file(manifest: Path) -> Path:
     return manifest.with_name(f"{manifest.stem}-keys.json")
 
 
+def in_output(out_dir: Path):
+    """`rel -> bool`: whether the output folder holds `rel` (on strings, with access(): it runs for
+    every page of the last build, and pathlib and stat results cost more than the check)."""
+    root = os.path.join(out_dir, "")
+    return lambda rel: os.access(root + rel, os.F_OK)
+
+
 def previous_files(manifest: Path, out_dir: Path) -> list[str]:
     """What the last build wrote into this same output folder (nothing, for another folder)."""
     return [rel for rel in _record(manifest, out_dir).get("files", []) if isinstance(rel, str)]
