@@ -213,10 +213,11 @@ class StoredField:
         self.db, self.job_id, self.field = db, job_id, field
 
     def __str__(self) -> str:
-        row = reader(self.db).execute(
-            "SELECT json_extract(output, ?) FROM processing_results WHERE job_id = ?", (f"$.{self.field}", self.job_id)
-        ).fetchone()
-        return row[0] if row and isinstance(row[0], str) else ""
+        # Decoded here, not by SQLite's json_extract, which cuts a text at its first NUL: a page
+        # would lose the rest of its body without a word.
+        row = reader(self.db).execute("SELECT output FROM processing_results WHERE job_id = ?", (self.job_id,)).fetchone()
+        value = jsonio.loads(row[0]).get(self.field) if row else None
+        return value if isinstance(value, str) else ""
 
     __html__ = __str__  # Jinja's `|safe` and Markup take it as the HTML it holds
 

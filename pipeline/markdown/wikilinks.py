@@ -50,6 +50,7 @@ class Parts:
 def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: str = "en") -> None:
     """Add the `wikilink` inline rule, its position and table helpers, and its renderers."""
     md.inline.ruler.before("link", "wikilink", wikilink_rule)
+    md.core.ruler.after("block", "wikilink_unmask", unmask_cells)
     md.core.ruler.after("inline", "wikilink_positions", wikilink_positions)
     md.core.ruler.push("wikilink_embed_blocks", embed_blocks)
     if "table" in md.block.ruler.get_all_rules():
@@ -62,7 +63,6 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
 
 def parse_inner(inner: str) -> Parts | None:
     """Split what is between `[[` and `]]`; None when it is no link (empty, or a bad target)."""
-    inner = inner.replace(PIPE_MASK, "|")
     target_part, pipe, label = inner.partition("|")
     if pipe and target_part.endswith("\\"):  # `[[a\|b]]`: a pipe escaped for a table
         target_part = target_part[:-1]
@@ -95,7 +95,7 @@ def wikilink_rule(state: StateInline, silent: bool) -> bool:
         token.markup = "![[" if embed else "[["
         token.meta = {
             "target": parts.target, "fragment": parts.fragment, "label": parts.label, "embed": embed,
-            "raw": src[pos : end + 2].replace(PIPE_MASK, "|"), "offset": pos, "line": 0, "col": 0,
+            "raw": src[pos : end + 2], "offset": pos, "line": 0, "col": 0,
         }  # fmt: skip
     state.pos = end + 2
     return True
@@ -141,7 +141,7 @@ def wikilink_positions(state: StateCore) -> None:
 
 def _place(link, inline, lines: list[str]) -> None:
     offset = link.meta.pop("offset")
-    content = inline.content.replace(PIPE_MASK, "|")
+    content = inline.content
     line_start = content.rfind("\n", 0, offset) + 1
     line_end = content.find("\n", offset)
     segment = content[line_start : line_end if line_end >= 0 else len(content)]
@@ -182,6 +182,14 @@ def embed_blocks(state: StateCore) -> None:
 
 def _blank(token) -> bool:
     return token.type in ("softbreak", "hardbreak") or (token.type == "text" and not token.content.strip())
+
+
+def unmask_cells(state: StateCore) -> None:
+    """Give table cells back the `|` masked inside their links: the cells are split by now, and
+    nothing else (a code span, plain text) may show the mask."""
+    for token in state.tokens:
+        if token.type == "inline" and PIPE_MASK in token.content:
+            token.content = token.content.replace(PIPE_MASK, "|")
 
 
 def _masking_table(table_rule: Callable) -> Callable:

@@ -30,8 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.markdown import parse
-
+from pipeline.markdown.footnotes import clean_text, entry_id, in_body, parse_article, reference
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.text import frontmatter_line
 
@@ -120,10 +119,10 @@ def registry_entries(data) -> dict[str, dict] | None:
         item = {"text": item} if isinstance(item, str) else item
         if not isinstance(item, dict):
             continue
-        ident = _id(item.get("id", key))
+        ident = entry_id(item.get("id", key))
         if ident and ident not in entries:
-            text = _text(item.get("text")) or _text(item.get("title")) or ident
-            entries[ident] = {"id": ident, "text": text, "url": _text(item.get("url"))}
+            text = clean_text(item.get("text")) or clean_text(item.get("title")) or ident
+            entries[ident] = {"id": ident, "text": text, "url": clean_text(item.get("url"))}
     return entries
 
 
@@ -131,9 +130,9 @@ def registry_entries(data) -> dict[str, dict] | None:
 
 
 def run(article: Article, inputs: dict) -> dict:
-    parsed = Parsed(article)
-    meta = article.frontmatter or {}
     registry = inputs["registry"]
+    parsed = Parsed(article, registry["entries"])
+    meta = article.frontmatter or {}
     entries = _frontmatter_entries(article, meta.get("references"))
     entries += [_registry_entry(article, item) for item in registry["entries"]]
     entries += parsed.list_entries
@@ -197,10 +196,9 @@ def _frontmatter_entries(article: Article, references) -> list[Entry]:
         return []
     lines = _id_lines(article, "references", len(references))
     entries = []
-    for item, line in zip(references, lines):
-        if isinstance(item, dict) and _id(item.get("id")):
-            text = _text(item.get("text")) or _text(item.get("title")) or _id(item.get("id"))
-            entries.append(Entry(_id(item.get("id")), text, _text(item.get("url")), "frontmatter", line))
+    for ref, line in zip(map(reference, references), lines):
+        if ref:
+            entries.append(Entry(ref["id"], ref["text"], ref["url"], "frontmatter", line))
     return entries
 
 
@@ -234,13 +232,15 @@ def _id_lines(article: Article, key: str, count: int) -> list[int]:
 class Parsed:
     """Markers and numbered reference entries of an article's body."""
 
-    def __init__(self, article: Article) -> None:
+    def __init__(self, article: Article, registry: list[dict]) -> None:
         self.offset = article.body_line - 1
         self.lines = article.body.split("\n")
         self.markers: list[Marker] = []
         self.list_entries: list[Entry] = []
-        tokens, env = parse(article.body)
-        self.body_footnotes = {label[1:] for label in env.get("footnotes", {}).get("refs", {})}
+        tokens, env, appended = parse_article(article.body, article.frontmatter, registry)
+        defined = {label[1:] for label in env.get("footnotes", {}).get("refs", {})}
+        self.body_footnotes = defined - {ref["id"] for ref in appended}
+        tokens = in_body(tokens, article.body)
         section = _references_section(tokens)
         for index, token in enumerate(tokens):
             if section[0] <= index < section[1]:
@@ -307,16 +307,6 @@ def _mask(text: str) -> str:
     return NOT_PROSE.sub(lambda m: " " * len(m[0]), text)
 
 
-def _id(value) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
-    return str(value).strip() or None
-
-
 def _ids(values) -> list[str]:
     values = [values] if isinstance(values, (str, int)) else values
-    return [i for i in map(_id, values if isinstance(values, list) else []) if i]
-
-
-def _text(value) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    return [i for i in map(entry_id, values if isinstance(values, list) else []) if i]

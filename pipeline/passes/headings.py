@@ -10,11 +10,11 @@ then gets a suffixed id).
 
 from __future__ import annotations
 
-from pipeline.markdown import parse
+from pipeline.markdown.footnotes import in_body, parse_article
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, diagnostic
 
 NAME = "headings"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
 CONTRACT = {
     "type": "object",
@@ -41,7 +41,8 @@ CONTRACT = {
 
 def run(article: Article, inputs: dict) -> dict:
     headings, diagnostics = [], []
-    for token in parse(article.body)[0]:
+    tokens, _, _ = parse_article(article.body, article.frontmatter)
+    for token in in_body(tokens, article.body):
         if token.type != "heading_open":
             continue
         line = article.body_line + (token.map[0] if token.map else 0)

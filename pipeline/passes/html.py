@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from pipeline.markdown import make_parser
+from pipeline.markdown.footnotes import definitions
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
 from pipeline.passes.mentions import apply_suggestions
@@ -145,19 +146,6 @@ def _fetcher(own_path: str, embeds: dict):
         return Embedded(path, found["body"], env)
 
     return fetch
-
-
-def definitions(references: list[dict], body: str) -> str:
-    """Footnote definitions for references the body cites as `[^id]` but does not define itself."""
-    lines = []
-    for ref in references:
-        marker = f"[^{ref['id']}]:"
-        # The substring test first: scanning a whole body by regex cost more than the rest of this pass's own work.
-        if marker in body and re.search(rf"^{re.escape(marker)}", body, re.MULTILINE):
-            continue
-        text = " ".join(ref["text"].split())
-        lines.append(f"[^{ref['id']}]: {text}" + (f" <{ref['url']}>" if ref["url"] else ""))
-    return "\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def split_footnotes(html: str) -> tuple[str, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-from pipeline.markdown import parse
+from pipeline.markdown.footnotes import in_body, parse_article
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article
 
@@ -45,14 +45,15 @@ SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def run(article: Article, inputs: dict) -> dict:
-    return {"links": extract_links(article.body, article.body_line), "diagnostics": []}
+    tokens, _, _ = parse_article(article.body, article.frontmatter)
+    return {"links": extract_links(in_body(tokens, article.body), article.body, article.body_line), "diagnostics": []}
 
 
-def extract_links(body: str, body_line: int = 1) -> list[dict]:
-    """The links of `body` in source order, with file lines for a body starting at `body_line`."""
+def extract_links(tokens: list, body: str, body_line: int = 1) -> list[dict]:
+    """The links of `body` (parsed as `tokens`) in source order, with file lines for a body starting at `body_line`."""
     links = []
     lines = body.split("\n")
-    for token in parse(body)[0]:
+    for token in tokens:
         searched_from: dict[str, tuple[int, int]] = {}
         for child in token.children or ():
             if child.type in LINK_TYPES:

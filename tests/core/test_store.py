@@ -99,3 +99,25 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 2
     assert conn.execute("SELECT path FROM captures").fetchone()[0] == "a.md"
     assert conn.execute("SELECT COUNT(*) FROM file_stats").fetchone()[0] == 0
+
+
+def test_a_lazy_field_reads_back_whole(tmp_path):
+    from pipeline import jsonio
+    from pipeline.store import StoredField
+
+    db = tmp_path / "state.db"
+    conn = open_store(db)
+    _seed(conn)
+    conn.execute(
+        """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
+           created_at) VALUES (1, 'q', 1, 'y', 3, 0)"""
+    )
+    text = "<p>a \x00 b</p>"  # SQLite's json_extract would stop at the NUL, and the page lose the rest
+    conn.execute(
+        """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+           input_fingerprint, output, created_at) VALUES (2, 1, 'q', 1, 1, 'y', ?, 0)""",
+        (jsonio.dumps({"html": text, "n": 1}),),
+    )
+    conn.commit()
+    assert str(StoredField(str(db), 2, "html")) == text
+    assert str(StoredField(str(db), 2, "n")) == ""  # not a text

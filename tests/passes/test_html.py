@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pipeline.inline import run_inline
-from pipeline.passes.html import definitions, split_footnotes
+from pipeline.markdown.footnotes import definitions
+from pipeline.passes.html import split_footnotes
 
 
 def html_of(files, path="a.md", **options):

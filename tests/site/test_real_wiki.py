@@ -71,3 +71,17 @@ def test_a_second_build_writes_nothing(built, capsys):
     assert status == 0
     assert re.match(r"pages 0 written, \d+ unchanged, 0 removed", summary), summary
     assert "jobs 0 run" in summary
+
+
+def test_every_contents_entry_links_to_a_heading_of_its_page(built):
+    # The headings pass and the page parse the body with the same footnotes: a `[^1]` in a heading is
+    # a footnote in both, so the contents' anchors are the page's heading ids.
+    _, out, _ = built
+    checked = 0
+    for page in out.rglob("index.html"):
+        html = page.read_text(encoding="utf-8")
+        ids = set(re.findall(r' id="([^"]+)"', html))
+        for anchor in re.findall(r'<li class="toc-level-\d"><a href="#([^"]+)"', html):
+            assert anchor in ids, (page, anchor)
+            checked += 1
+    assert checked > 1000
