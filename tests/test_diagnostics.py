@@ -28,3 +28,20 @@ def test_every_format_prints_one_line_per_diagnostic():
     nothing = io.StringIO()
     emit([], "text", Path("w"), nothing)
     assert nothing.getvalue() == ""
+
+
+def test_collect_finds_every_diagnostic_of_outputs_held_as_json():
+    from pipeline import jsonio
+    from pipeline.diagnostics import collect
+    from pipeline.passes.base import Wiki
+    from pipeline.inline import articles_from
+    from pipeline.store import StoredOutputs
+
+    articles = articles_from({"a.md": "A", "b.md": "B", "c.md": "C"})
+    warning = {"code": "w", "severity": "warning", "message": "m", "line": 2, "col": 3}
+    outputs = StoredOutputs("unused.db")
+    outputs.add(1, 10, jsonio.dumps({"x": 1, "diagnostics": [warning]}))
+    outputs.add(2, 11, jsonio.dumps({"x": {"diagnostics": []}, "diagnostics": [{**warning, "line": 5}]}))  # nested key
+    outputs.add(3, 12, jsonio.dumps({"x": "\"diagnostics\":[{", "diagnostics": []}))  # the text, in a string
+    wiki = Wiki(options={}, articles=articles, results={"p": outputs, "q": {3: {"diagnostics": [warning]}}})
+    assert [(d.path, d.line) for d in collect(wiki)] == [("a.md", 2), ("b.md", 5), ("c.md", 2)]

@@ -16,7 +16,8 @@ from pipeline.passes.base import Article, Wiki
 from pipeline.urls import article_url, history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
-PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")
+PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
+PAGE_READS = ("metadata", "pairing", "citations", "html")
 LINKED = ("ok", "fallback")
 
 
@@ -98,7 +99,8 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
 
 
 def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: list[Link], seen: str | None):
-    results = {name: wiki.results.get(name, {}).get(article.capture_id) for name in PAGE_PASSES}
+    # Decoded: only what the page shows (a wikilinks output, the biggest, is not read here).
+    results = {name: wiki.results.get(name, {}).get(article.capture_id) for name in PAGE_READS}
     meta, pairing = results["metadata"], results["pairing"] or {}
     default = wiki.options["default_language"]
     html = results["html"] or fallback_html(article, wiki.options)
@@ -113,7 +115,7 @@ def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: lis
         backlinks=backlinks, aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
         pair_paths=[t["path"] for t in pairing.get("translations", [])],
         outdated=pairing.get("outdated"), updated=iso_time(git_time) if git_time else seen,
-        capture=article.sha256, passes=[(name, versions[name]) for name in PAGE_PASSES if results.get(name)],
+        capture=article.sha256, passes=[(name, versions[name]) for name in PAGE_PASSES if article.capture_id in wiki.results.get(name, {})],
         draft=bool(meta.get("draft")),
     )  # fmt: skip
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import orjson
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from pipeline.store import StoredField
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
@@ -166,14 +168,25 @@ class PageJob:
 
 
 def _digest(material) -> str:
-    """sha256 of `material`, pickled (twice as fast as repr) in fast mode: without its memo,
-    equal values pickle to equal bytes whether or not they are the same object. Page records
-    hold no sets, whose order could vary between runs."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=5)
-    pickler.fast = True
-    pickler.dump(material)
-    return hashlib.sha256(buffer.getbuffer()).hexdigest()
+    """sha256 of `material` as orjson writes it: dataclasses field by field, in order, and a
+    lazy field as its identity (2.5x faster than pickling a page record). What orjson cannot
+    write is pickled, in fast mode so that equal values give equal bytes. Page records hold
+    no sets, whose order could vary between runs."""
+    try:
+        data = orjson.dumps(material, default=_identity, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=5)
+        pickler.fast = True
+        pickler.dump(material)
+        data = buffer.getvalue()
+    return hashlib.sha256(data).hexdigest()
+
+
+def _identity(value):
+    if isinstance(value, StoredField):
+        return [value.job_id, value.field]  # a job's result never changes
+    raise TypeError(type(value).__name__)
 
 
 def plan_pages(model: Model) -> list[Planned]:
