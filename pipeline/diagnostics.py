@@ -12,12 +12,13 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePath
 
-from pipeline.passes.base import Wiki
+from pipeline.passes.base import Wiki, mentioning
 
 FORMATS = ("text", "json", "github")
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 # A diagnostic is an object (pass contracts check it), and the store's JSON is compact: an output
-# reporting any has this text. An output without it reports none (and one with it may not).
+# reporting any has this text. An output without it reports none and is not decoded (nineteen in
+# twenty); one with it may report none.
 SOME_DIAGNOSTIC = '"diagnostics":[{'
 
 
@@ -36,7 +37,7 @@ def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: lis
     paths = {article.capture_id: article.path for article in wiki.articles}
     found = set()
     for outputs in wiki.results.values():
-        for capture_id in _reporting(outputs):
+        for capture_id in mentioning(outputs, SOME_DIAGNOSTIC):
             for d in outputs[capture_id].get("diagnostics", ()):
                 found.add(Diagnostic(paths[capture_id], d["line"], d["col"], d["severity"], d["code"], d["message"]))
     for path, line, message in problems:
@@ -44,15 +45,6 @@ def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: lis
     for path, pass_name, error in failures:
         found.add(Diagnostic(path, 1, 1, "error", "job-failed", f"pass {pass_name} failed: {error}"))
     return sorted(found)
-
-
-def _reporting(outputs) -> list[int]:
-    """The capture ids whose output may hold diagnostics: with outputs held as JSON (a build), those
-    whose text cannot are not decoded (nineteen outputs in twenty report nothing)."""
-    encoded = getattr(outputs, "encoded", None)
-    if encoded is None:
-        return list(outputs)
-    return [capture_id for capture_id, (_, text) in encoded.items() if SOME_DIAGNOSTIC in text]
 
 
 def default_format() -> str:

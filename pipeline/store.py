@@ -257,6 +257,10 @@ class StoredOutputs(Mapping):
     def __contains__(self, capture_id) -> bool:
         return capture_id in self.encoded  # without decoding
 
+    def mentioning(self, text: str) -> list[int]:
+        """The capture ids whose output's JSON contains `text`, found without decoding any."""
+        return [capture_id for capture_id, (_, output) in self.encoded.items() if text in output]
+
     def __iter__(self) -> Iterator[int]:
         return iter(self.encoded)
 

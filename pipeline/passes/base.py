@@ -109,6 +109,13 @@ class Wiki:
         self._memo.clear()
 
 
+def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:
+    """The capture ids of `outputs` whose JSON may hold `text` (a build's results are held as JSON:
+    the others are not decoded); every id for outputs held as plain data."""
+    find = getattr(outputs, "mentioning", None)
+    return find(text) if find is not None else list(outputs)
+
+
 @dataclass(frozen=True)
 class PassSpec:
     """A loaded, checked pass module."""

@@ -20,7 +20,7 @@ import re
 from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import definitions
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, mentioning
 from pipeline.passes.mentions import apply_suggestions
 
 NAME = "html"
@@ -55,8 +55,9 @@ CONTRACT = {
 def embedded_sources(wiki: Wiki) -> list:
     """What `select` reads of other articles' captures: those of the articles some article embeds."""
     paths = {a.path: a.capture_id for a in wiki.articles}
-    embedded = {link.get("target_path") for output in wiki.results.get("wikilinks", {}).values()
-                for link in output.get("links", []) if link["embed"]}  # fmt: skip
+    outputs = wiki.results.get("wikilinks", {})
+    embedded = {link.get("target_path") for capture_id in mentioning(outputs, '"embed":true')
+                for link in outputs[capture_id].get("links", []) if link["embed"]}  # fmt: skip
     return sorted((path, paths[path]) for path in embedded if path in paths)
 
 
