@@ -16,11 +16,25 @@ import orjson
 
 
 def dumps(value, *, sort_keys: bool = False) -> str:
-    """Compact JSON; with `sort_keys`, canonical (equal values give equal text), for hashing."""
+    """Compact JSON; with `sort_keys`, canonical (equal values give equal text), for hashing.
+
+    A value with an `as_json()` method, even a str, is written as what that returns: a
+    text held in the store is written as where it is held (`pipeline.held`).
+    """
+    option = orjson.OPT_PASSTHROUGH_SUBCLASS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else 0).decode()
+        return orjson.dumps(value, default=_as_json, option=option).decode()
     except TypeError:
-        return json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(value, default=_as_json, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+
+
+def _as_json(value):
+    if hasattr(value, "as_json"):
+        return value.as_json()
+    for base in (str, int, dict, list):  # any other subclass of these is written as one
+        if isinstance(value, base):
+            return base(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def loads(text: str | bytes):

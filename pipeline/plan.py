@@ -201,37 +201,29 @@ def load_results(
     """pass name -> capture id -> output, for the jobs of `plan` that have a result (decoded when read).
 
     Each result of a pass named in `digests` leaves its sha256 there too (for the next round's plan).
-    The `lazy` fields of a pass (pass name -> fields) stay in the store: the output holds a
-    `StoredField` for each, read when used (never for a pass whose results are digested).
+    The `lazy` fields of a pass (pass name -> fields) are stored beside the output and stay in
+    the store: the output holds a `StoredField` for each, read when used. The digest of an
+    output without its lazy fields covers them by the job id (a job's result never changes).
     """
     digests = {} if digests is None else digests
-    lazy = {name: fields for name, fields in (lazy or {}).items() if fields and name not in digests}
+    lazy = {name: fields for name, fields in (lazy or {}).items() if fields}
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
     db = db_path(conn)
     results = {name: StoredOutputs(db, lazy.get(name, ())) for name in {name for _, name in plan.jobs}}
     ids = list(by_job)
-    column, params = _trimmed(lazy)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         rows = conn.execute(
-            f"SELECT job_id, pass_name, {column} FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})",
-            [*params, *chunk],
+            f"SELECT job_id, pass_name, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})",
+            chunk,
         )
         for job_id, name, output in rows:
             capture_id = by_job[job_id][0]
             results[name].add(capture_id, job_id, output)
             if name in digests:
-                digests[name][capture_id] = hashlib.sha256(output.encode()).hexdigest()
+                digested = f"{job_id}|{output}" if name in lazy else output
+                digests[name][capture_id] = hashlib.sha256(digested.encode()).hexdigest()
     return {name: outputs for name, outputs in results.items() if outputs}
-
-
-def _trimmed(lazy: dict[str, tuple[str, ...]]) -> tuple[str, list]:
-    """The output column (SQL and its parameters), without the lazy fields of the passes that have some."""
-    if not lazy:
-        return "output", []
-    cases = " ".join(f"WHEN ? THEN json_remove(output{', ?' * len(fields)})" for fields in lazy.values())
-    params = [value for name, fields in lazy.items() for value in (name, *(f'$."{field}"' for field in fields))]
-    return f"CASE pass_name {cases} ELSE output END", params
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:

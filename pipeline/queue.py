@@ -52,7 +52,8 @@ class Outcome:
     """What running a claimed job gave: an output to persist, or an error."""
 
     job: ClaimedJob
-    output_json: str | None = None
+    output_json: str | None = None  # without its lazy fields
+    lazy_json: tuple[tuple[str, str], ...] = ()  # (field, JSON) of each lazy field, stored beside the output
     contract_version: int = 1
     error: str | None = None
     error_kind: str = "permanent"  # or "retryable"
@@ -111,6 +112,10 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
             [(o.job.id, o.job.capture_id, o.job.pass_name, o.job.pass_version, o.contract_version,
               o.job.input_fingerprint, o.output_json, now) for o in accepted if o.error is None],
         )  # fmt: skip
+        conn.executemany(
+            "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",
+            [(o.job.id, name, value) for o in accepted if o.error is None for name, value in o.lazy_json],
+        )
         conn.executemany(
             "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
             [(now, _attempted(o), o.error, o.error_kind if o.error else None, o.job.claim_token) for o in accepted],

@@ -12,8 +12,8 @@ from `open_store`; this module decides how that connection behaves:
 - Foreign keys on, a 30 s busy timeout, and autocommit mode so that every
   write transaction is opened explicitly with `BEGIN IMMEDIATE` (`write()`).
 - Triggers make `captures`, `capture_history`, `job_inputs`,
-  `rejected_completions`, `processing_results` and finished `job_attempts`
-  append-only.
+  `rejected_completions`, `processing_results`, `result_fields` and
+  finished `job_attempts` append-only.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline import jsonio
+from pipeline.held import FILLED, STORED, StoredText, fill
 from pipeline.errors import UserError
 
 BUSY_TIMEOUT_MS = 30_000
@@ -192,16 +193,32 @@ SCHEMA_V4 = """
     );
 """
 
+# v5: a result's lazy fields (a pass's LAZY_FIELDS: page HTML) beside its output instead of in it, so
+# loading a build's results never reads them, nor has SQLite take them out of the JSON. Immutable too.
+SCHEMA_V5 = (
+    """
+    CREATE TABLE result_fields (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_results(job_id),
+        field TEXT NOT NULL,
+        value TEXT NOT NULL,              -- JSON
+        UNIQUE (job_id, field)
+    );
+    """
+    + _immutable("result_fields")
+)
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4)
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class StoredField:
-    """A text field of a result, left in the store until it is used (`str()` reads it).
+    """A field of a result, left in the store until it is used (`str()` reads a text field).
 
     A page's HTML is most of what a big wiki's results weigh; the site reads it
-    page by page instead of holding all of it. Each process opens its own
+    page by page instead of holding all of it, and a select hands one on to a
+    job as its identity (`as_json`; the worker reads it). Each process opens its own
     connection (forked render processes must not share one). It pickles, and
     compares, as its identity: a job's result never changes, so that is all a
     page digest needs.
@@ -213,10 +230,7 @@ class StoredField:
         self.db, self.job_id, self.field = db, job_id, field
 
     def __str__(self) -> str:
-        # Decoded here, not by SQLite's json_extract, which cuts a text at its first NUL: a page
-        # would lose the rest of its body without a word.
-        row = reader(self.db).execute("SELECT output FROM processing_results WHERE job_id = ?", (self.job_id,)).fetchone()
-        value = jsonio.loads(row[0]).get(self.field) if row else None
+        value = stored_value(self.db, self.job_id, self.field)
         return value if isinstance(value, str) else ""
 
     __html__ = __str__  # Jinja's `|safe` and Markup take it as the HTML it holds
@@ -224,11 +238,49 @@ class StoredField:
     def __reduce__(self):
         return StoredField, (self.db, self.job_id, self.field)
 
+    def as_json(self) -> dict:
+        """What a job input holds in its place (`resolve_stored` reads it back): the identity, not the text."""
+        return {STORED: [self.job_id, self.field]}
+
     def __eq__(self, other) -> bool:
         return isinstance(other, StoredField) and self.__reduce__() == other.__reduce__()
 
     def __hash__(self) -> int:
         return hash((self.db, self.job_id, self.field))
+
+
+def stored_value(db: str, job_id: int, field: str):
+    """A result's field, decoded (None when it has none); a text made of another's is made again."""
+    connection = reader(db)
+    row = connection.execute("SELECT value FROM result_fields WHERE job_id = ? AND field = ?", (job_id, field)).fetchone()
+    if row is not None:
+        value = jsonio.loads(row[0])
+    else:  # a result from before v5 holds its lazy fields in its output
+        row = connection.execute("SELECT output FROM processing_results WHERE job_id = ?", (job_id,)).fetchone()
+        value = jsonio.loads(row[0]).get(field) if row else None
+    if isinstance(value, dict) and FILLED in value:
+        source_job, source_field, start, end, fills = value[FILLED]
+        return fill(stored_value(db, source_job, source_field) or "", fills, start, end)
+    return value
+
+
+def resolve_stored(value, db: str):
+    """`value` (decoded JSON) with every field of another result a select put in it read from the store.
+
+    A pass may hand another pass's lazy field on (html gets the links pass's
+    HTML and holes): the job input holds the field's identity, not its value,
+    and the worker reads it; a text comes back as a `StoredText` that
+    remembers where it is held.
+    """
+    if isinstance(value, dict):
+        if len(value) == 1 and STORED in value:
+            job_id, field = value[STORED]
+            held = stored_value(db, job_id, field)
+            return StoredText(held, (job_id, field)) if isinstance(held, str) else held
+        return {key: resolve_stored(item, db) for key, item in value.items()}
+    if isinstance(value, list):
+        return [resolve_stored(item, db) for item in value]
+    return value
 
 
 class StoredOutputs(Mapping):

@@ -25,7 +25,8 @@ from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work, recover_stale
 from pipeline.spool import enqueue
 from pipeline.spool.events import edit_event
-from pipeline.store import open_store, plain_rows
+from pipeline.held import STORED
+from pipeline.store import db_path, open_store, plain_rows, resolve_stored
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
 BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own
@@ -57,6 +58,7 @@ class Worker:
     def __init__(self, config: Config, specs: list[PassSpec], name: str | None = None) -> None:
         self.config = config
         self.conn = open_store(config.state_db)
+        self.db = db_path(self.conn)
         self.specs = {(spec.name, spec.version): spec for spec in specs}
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
         self.backoff = Backoff(config.jobs.backoff_base, config.jobs.backoff_cap)
@@ -120,10 +122,12 @@ class Worker:
             return Outcome(job, error=f"{type(exc).__name__}: {exc}")
         try:
             spec.validate(output)
+            lazy_json = tuple((name, jsonio.dumps(output.pop(name))) for name in spec.lazy_fields if name in output)
             output_json = jsonio.dumps(output)
         except (ValueError, TypeError) as exc:  # JsonSchemaValueException is a ValueError
             return Outcome(job, error=f"output breaks the {spec.name} contract: {exc}")
-        return Outcome(job, output_json=output_json, contract_version=spec.contract_version, edit=output.get("edit"))
+        return Outcome(job, output_json=output_json, lazy_json=lazy_json, contract_version=spec.contract_version,
+                       edit=output.get("edit"))  # fmt: skip
 
     def send_edit_event(self, outcome: Outcome, article) -> None:
         job, edit = outcome.job, outcome.edit
@@ -151,7 +155,11 @@ class Worker:
             rows = plain_rows(self.conn).execute(
                 f"SELECT sha256, json FROM job_inputs WHERE sha256 IN ({','.join('?' * len(chunk))})", chunk
             )
-            self.blobs.update((sha, jsonio.loads(text)) for sha, text in rows)
+            self.blobs.update((sha, self.decode(text)) for sha, text in rows)
+
+    def decode(self, text: str):
+        value = jsonio.loads(text)
+        return resolve_stored(value, self.db) if STORED in text else value
 
     def close(self) -> None:
         self.conn.close()

@@ -57,15 +57,27 @@ def current_results(config: Config, pass_name: str) -> dict[str, dict]:
         out = {}
         for capture_id in ids:
             row = conn.execute(
-                """SELECT c.path, r.output FROM processing_results r JOIN captures c ON c.id = r.capture_id
+                """SELECT c.path, r.job_id, r.output FROM processing_results r JOIN captures c ON c.id = r.capture_id
                    WHERE r.capture_id = ? AND r.pass_name = ? ORDER BY r.id DESC LIMIT 1""",
                 (capture_id, pass_name),
             ).fetchone()
             if row:
-                out[row["path"]] = json.loads(row["output"])
+                out[row["path"]] = _with_lazy_fields(row["job_id"], json.loads(row["output"]), config)
         return out
     finally:
         conn.close()
+
+
+def _with_lazy_fields(job_id: int, output: dict, config: Config) -> dict:
+    """The output as the pass returned it: its lazy fields (stored beside it) read back, holes filled."""
+    from pipeline.store import open_store, stored_value
+
+    conn = open_store(config.state_db)
+    try:
+        names = [row[0] for row in conn.execute("SELECT field FROM result_fields WHERE job_id = ?", (job_id,))]
+    finally:
+        conn.close()
+    return {**output, **{name: stored_value(str(config.state_db), job_id, name) for name in names}}
 
 
 @pytest.fixture

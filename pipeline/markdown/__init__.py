@@ -37,13 +37,13 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
 
 
 @lru_cache(maxsize=16)
-def parse(body: str, appended: str = "") -> tuple[list, dict]:
-    """(tokens, env) of `body` + `appended` with the default parser, cached for the passes of one article.
+def parse(body: str, appended: str = "", raw_html: bool = False) -> tuple[list, dict]:
+    """(tokens, env) of `body` + `appended` with the shared parser, cached for the passes of one article.
 
     A worker runs the passes of one article one after another (the planner
-    orders jobs that way), so headings, links and citations share one parse
-    (`footnotes.parse_article` appends the references). Callers must treat
-    both as read-only.
+    orders jobs that way), so headings, links and citations share one
+    parse (`footnotes.parse_article` appends the references). Callers must
+    treat both as read-only.
     """
     env: dict = {}
-    return make_parser().parse(body + appended, env), env
+    return make_parser(raw_html=raw_html).parse(body + appended, env), env

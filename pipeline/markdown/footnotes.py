@@ -68,13 +68,15 @@ def definitions(references: list[dict], body: str) -> str:
     return definition_lines(undefined(references, body))
 
 
-def parse_article(body: str, frontmatter: dict | None, registry: list[dict] = ()) -> tuple[list, dict, list[dict]]:
+def parse_article(
+    body: str, frontmatter: dict | None, registry: list[dict] = (), raw_html: bool = False
+) -> tuple[list, dict, list[dict]]:
     """(tokens, env, appended references) of `body` parsed with its references as footnotes.
 
     Cached: the passes of one article that read the same references share one parse.
     """
     appended = undefined(frontmatter_references(frontmatter, registry), body)
-    tokens, env = parse(body, definition_lines(appended))
+    tokens, env = parse(body, definition_lines(appended), raw_html)
     return tokens, env, appended
 
 

@@ -37,6 +37,7 @@ PIPE_MASK = "\x00"
 IN_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
 FORBIDDEN_IN_TARGET = re.compile(r"[\[\]{}<>\n]")
 MAX_LINK_LENGTH = 1000  # bounds the scan for `]]`, so unclosed `[[` cost linear time
+SLOT_FIELDS = ("target", "fragment", "line", "col")  # what `anchor` reads of a link's meta
 
 
 @dataclass(frozen=True)
@@ -226,10 +227,25 @@ def render_link_open(self, tokens, idx, options, env) -> str:
     the page URL the wikilinks pass resolved it to.
     """
     token = tokens[idx]
-    url = ((env or {}).get("hrefs") or {}).get(token.attrGet("href"))
-    if url is not None:
-        token.attrSet("href", url if url.startswith("#") else f"{options['wikilinks'].get('base_url', '')}{url}")
+    href = token.attrGet("href")
+    slots = (env or {}).get("slots")
+    if slots is not None and href is not None:  # resolved later: leave a slot, and the token as it was
+        token.attrSet("href", slots.add({"href": href}))
+        try:
+            return self.renderToken(tokens, idx, options, env)
+        finally:
+            token.attrSet("href", href)
+    if href is not None:
+        token.attrSet("href", page_href(href, options, env or {}))
     return self.renderToken(tokens, idx, options, env)
+
+
+def page_href(href: str, options, env: dict) -> str:
+    """A Markdown link's destination, or the page URL the wikilinks pass resolved it to."""
+    url = (env.get("hrefs") or {}).get(href)
+    if url is None:
+        return href
+    return url if url.startswith("#") else f"{options['wikilinks'].get('base_url', '')}{url}"
 
 
 def href_env(links: list[dict]) -> dict[str, str]:
@@ -243,6 +259,9 @@ def href_env(links: list[dict]) -> dict[str, str]:
 
 def render_wikilink(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
+    slots = (env or {}).get("slots")
+    if slots is not None:
+        return slots.add({"link": {name: token.meta[name] for name in SLOT_FIELDS}, "inner": escapeHtml(token.content)})
     return anchor(token.meta, escapeHtml(token.content), options, env or {})
 
 
@@ -278,6 +297,8 @@ def _red_link(meta: dict, inner_html: str, settings: dict, entry: dict | None) -
 def render_embed(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
     env = env or {}
+    if env.get("slots") is not None:
+        return env["slots"].add({"embed": embed_key(token.meta)})
     key = embed_key(token.meta)
     html = (env.get("embeds") or {}).get(key)
     if html is None:

@@ -14,9 +14,10 @@ A pass module declares:
   The job's input fingerprint hashes exactly that slice, so a change anywhere
   else never re-runs the job. Without `select`, a pass reads only its capture
   and its fingerprint is the capture's sha256.
-- optionally `LAZY_FIELDS`: text fields of the output that no other pass
-  reads (the page HTML); a build leaves them in the store, and the site
-  reads them page by page.
+- optionally `LAZY_FIELDS`: big fields of the output that no select reads
+  itself (the page HTML); a build leaves them in the store, the site reads
+  them page by page, and a select may hand one on to a job, which gets it
+  read from the store.
 - optionally `READS` and `READS_OWN`: which parts of the wiki `select`
   reads (see `pipeline/plan_memo.py`), so that planning after an edit calls
   `select` only where something it reads changed. Without them, any change
@@ -131,4 +132,4 @@ class PassSpec:
     module: str
     reads: tuple | None = None  # READS: names (or functions of the wiki) of what select reads across it; None: all
     reads_own: tuple[str, ...] = ()  # READS_OWN: passes whose results select reads for the article only
-    lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big text fields no pass reads, left in the store until used
+    lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big fields no select reads itself, left in the store until used

@@ -8,6 +8,12 @@ show the embedded article's body (cycle-safe, at most `EMBED_DEPTH` deep),
 frontmatter references become footnotes cited by `[^id]`, and in
 `autolink: apply` mode the mentions pass's suggestions become links.
 
+Most pages are not parsed here: the links pass rendered the article in the
+first round with its links left as holes, and this pass fills them; the
+page is then stored as that HTML and the fills (`held.Filled`), not as a
+second copy. A page with embeds or mentions to link, or whose references
+changed since, is rendered whole.
+
 Output: `html` (the body), `references_html` (the numbered references, for
 the page's References section; '' when none) and `toc` (level, text, id of
 the headings, from the headings pass, whose ids are the anchors here).
@@ -18,15 +24,18 @@ from __future__ import annotations
 import re
 
 from pipeline.markdown import make_parser
-from pipeline.markdown.footnotes import definitions
+from pipeline.held import fill
+from pipeline.markdown.footnotes import definitions, undefined
+from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, mentioning
+from pipeline.passes.links import keys
 from pipeline.passes.mentions import apply_suggestions
 
 NAME = "html"
-VERSION = 2
+VERSION = 3
 CONTRACT_VERSION = 1
-NEEDS = ("metadata", "headings", "wikilinks", "citations", "mentions")
+NEEDS = ("metadata", "headings", "links", "wikilinks", "citations", "mentions")
 # The page body's HTML is read by no other pass: the site reads it from the store page by page.
 LAZY_FIELDS = ("html",)
 EMBED_DEPTH = 3
@@ -62,7 +71,7 @@ def embedded_sources(wiki: Wiki) -> list:
 
 
 READS = ("options", "wikilinks", embedded_sources)  # embedded articles' bodies and links
-READS_OWN = ("metadata", "headings", "citations", "mentions")
+READS_OWN = ("metadata", "headings", "links", "citations", "mentions")
 
 
 def select(article: Article, wiki: Wiki) -> dict:
@@ -81,7 +90,13 @@ def select(article: Article, wiki: Wiki) -> dict:
         "references": [{"id": r["id"], "text": r["text"], "url": r["url"]} for r in references if r["source"] != "list"],
         "suggestions": mentions.get("suggestions", []),
         "embeds": _embeds(article, wiki),
+        "markup": _markup(wiki.results.get("links", {}).get(article.capture_id)),
     }  # fmt: skip
+
+
+def _markup(links: dict | None) -> dict | None:
+    """The links pass's rendering of the body: its HTML (left in the store), holes and footnotes."""
+    return {name: links[name] for name in ("html", "slots", "definitions")} if links else None
 
 
 def _base(url: str | None) -> str:
@@ -119,14 +134,29 @@ def _embeds(article: Article, wiki: Wiki) -> dict:
 def run(article: Article, inputs: dict) -> dict:
     page = inputs["page"]
     md = make_parser(raw_html=page["raw_html"], base_url=page["base_url"], default_language=page["default_language"])
-    body, links = article.body, link_env(inputs["links"], article.body_line)
-    if inputs["suggestions"]:
-        body, links = with_mentions(body, links, inputs["suggestions"], article.body_line)
-    body += definitions(inputs["references"], body)
+    links = link_env(inputs["links"], article.body_line)
     env = {"wikilinks": links, "hrefs": href_env(inputs["links"]), "lang": page["lang"]}
-    html = render_with_embeds(md, body, env, _fetcher(article.path, inputs["embeds"]), EMBED_DEPTH, article.path)
-    html, references_html = split_footnotes(html)
+    markup = inputs["markup"]
+    if _prerendered(markup, inputs, article.body):
+        # The page is the links pass's HTML with its holes filled: stored as that recipe, not a second copy.
+        html, references_html = split_footnotes(markup["html"], fills(markup["slots"], md.options, env))
+    else:
+        body = article.body
+        if inputs["suggestions"]:
+            body, env["wikilinks"] = with_mentions(body, links, inputs["suggestions"], article.body_line)
+        body += definitions(inputs["references"], body)
+        rendered = render_with_embeds(md, body, env, _fetcher(article.path, inputs["embeds"]), EMBED_DEPTH, article.path)
+        html, references_html = split_footnotes(rendered)
     return {"html": html, "references_html": references_html, "toc": inputs["toc"], "diagnostics": []}
+
+
+def _prerendered(markup: dict | None, inputs: dict, body: str) -> bool:
+    """Whether the links pass's rendering, its holes filled, is this page: no embeds, no mentions
+    to link, and the same references appended as footnotes."""
+    return (
+        markup is not None and not inputs["suggestions"] and not has_embeds(markup["slots"])
+        and markup["definitions"] == keys(undefined(inputs["references"], body))
+    )  # fmt: skip
 
 
 def _fetcher(own_path: str, embeds: dict):
@@ -149,15 +179,14 @@ def _fetcher(own_path: str, embeds: dict):
     return fetch
 
 
-def split_footnotes(html: str) -> tuple[str, str]:
-    """The body's own footnotes section (always last, after any embed) apart from the body."""
-    if not html.endswith("</section>\n"):
-        return html, ""
-    matches = list(FOOTNOTES_SEP.finditer(html))
+def split_footnotes(html: str, holes: list[str] = ()) -> tuple[str, str]:
+    """The body's own footnotes section (always last, after any embed) apart from the body,
+    each with its `holes` filled (`held.fill`)."""
+    matches = list(FOOTNOTES_SEP.finditer(html)) if html.endswith("</section>\n") else []
     if not matches:
-        return html, ""
+        return fill(html, holes), ""
     last = matches[-1]
-    return html[: last.start()], html[last.end() :]
+    return fill(html, holes, 0, last.start()), str(fill(html, holes, last.end()))
 
 
 def with_mentions(body: str, links: dict, suggestions: list[dict], body_line: int) -> tuple[str, dict]:

@@ -1,4 +1,5 @@
-"""links: every `[[wikilink]]`, `![[embed]]` and internal Markdown link of an article.
+"""links: every `[[wikilink]]`, `![[embed]]` and internal Markdown link of an article,
+and the article's HTML with a hole where each of them goes.
 
 Links in code spans, code blocks and fences are not links. Lines and
 columns are 1-based positions in the file of the link's `[[` (or `![[`, or
@@ -6,7 +7,22 @@ the `(` before a Markdown link's destination); `raw` is the link's source
 text as the parser saw it. A Markdown link is *internal* when its
 destination has no scheme and names a page (`other.md`, `../guide/`,
 `/section/`), as MkDocs checks them; images and other files are not pages.
-Resolution is the wikilinks pass's job; this pass reads only its capture.
+Resolution is the wikilinks pass's job.
+
+The body is parsed here once, with its references appended as footnotes
+(`markdown.footnotes`, the parse the headings and citations passes share),
+and rendered while the parse is at hand: every wikilink, Markdown link
+destination and embed is left as a hole (`markdown.slots`) that the html
+pass fills once links are resolved, so no page is parsed twice. The HTML and
+the holes are lazy fields, read by the html pass's worker from the store. Besides its
+capture, the pass reads the `citations.yaml` entries the article cites
+(footnotes too) and the `raw_html` option (which changes the parse: a wiki
+with it set parses once more for the HTML).
+
+Output: `links`; `html` (with holes), `slots` (what each hole stands for:
+a link's target, fragment, place and label HTML, a Markdown link's
+destination, or an embed) and `definitions` (the `[id, text, url]` of each
+reference appended as a footnote).
 """
 
 from __future__ import annotations
@@ -14,12 +30,15 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import in_body, parse_article
+from pipeline.markdown.slots import render_slotted
 from pipeline.markdown.wikilinks import LINK_TYPES
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article
+from pipeline.passes import citations
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
 
 NAME = "links"
-VERSION = 3
+VERSION = 4
 CONTRACT_VERSION = 1
 LINK_SCHEMA = {
     "type": "object",
@@ -37,16 +56,39 @@ LINK_SCHEMA = {
 }
 CONTRACT = {
     "type": "object",
-    "required": ["links", "diagnostics"],
-    "properties": {"links": {"type": "array", "items": LINK_SCHEMA}, "diagnostics": DIAGNOSTICS_SCHEMA},
+    "required": ["links", "html", "slots", "definitions", "diagnostics"],
+    "properties": {
+        "links": {"type": "array", "items": LINK_SCHEMA},
+        "html": {"type": "string"},
+        "slots": {"type": "array", "items": {"type": "object"}},
+        "definitions": {"type": "array", "items": {"type": "array", "minItems": 3, "maxItems": 3}},
+        "diagnostics": DIAGNOSTICS_SCHEMA,
+    },
 }
+# The HTML and its holes reach the html pass as references its worker reads, never through the main process.
+LAZY_FIELDS = ("html", "slots")
+READS = ("options", "data")  # raw_html; the citations.yaml entries an article cites are footnotes too
 FIELDS = ("target", "fragment", "label", "embed", "col", "raw")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
+def select(article: Article, wiki: Wiki) -> dict:
+    return {"raw_html": bool(wiki.options.get("raw_html")), "registry": citations.select(article, wiki)["registry"]}
+
+
 def run(article: Article, inputs: dict) -> dict:
-    tokens, _, _ = parse_article(article.body, article.frontmatter)
-    return {"links": extract_links(in_body(tokens, article.body), article.body, article.body_line), "diagnostics": []}
+    body, registry, raw_html = article.body, inputs["registry"]["entries"], inputs["raw_html"]
+    tokens, env, appended = parse_article(body, article.frontmatter, registry)
+    links = extract_links(in_body(tokens, body), body, article.body_line)
+    if raw_html:
+        tokens, env, appended = parse_article(body, article.frontmatter, registry, raw_html=True)
+    html, slots = render_slotted(make_parser(raw_html=raw_html), tokens, env)
+    return {"links": links, "html": html, "slots": slots, "definitions": keys(appended), "diagnostics": []}
+
+
+def keys(references: list[dict]) -> list[list]:
+    """What of each appended reference its footnote shows, in one order whatever order the references came in."""
+    return sorted([ref["id"], " ".join(ref["text"].split()), ref["url"]] for ref in references)
 
 
 def extract_links(tokens: list, body: str, body_line: int = 1) -> list[dict]:

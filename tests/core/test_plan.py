@@ -1,6 +1,7 @@
 """Planning in several processes gives exactly the plan of one process."""
 
 import dataclasses
+import json
 
 import pytest
 
@@ -40,6 +41,24 @@ def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
     assert isinstance(stored, StoredField) and "<p>" in str(stored)  # read from the store on use
     assert {"toc", "references_html", "diagnostics"} <= set(next(iter(html.values())))  # the rest is loaded
     assert '<a href="/b/" class="wikilink">b</a>' in (config.out_dir / "a" / "index.html").read_text()
+
+
+def test_a_page_is_stored_once_and_referred_to_by_the_html_job_input_and_result(make_wiki):
+    """The links pass's HTML reaches the html pass as its identity, and the page is stored as a recipe on it."""
+    config = make_wiki({"a.md": "---\ntitle: A\n---\nHello [[b]].\n", "b.md": "---\ntitle: B\n---\nB.\n"}, search=False)
+    build(config, workers=1, site=True)
+    conn = open_store(config.state_db)
+    try:
+        inputs, output = conn.execute(
+            "SELECT j.inputs, f.value FROM processing_jobs j JOIN captures c ON c.id = j.capture_id "
+            "JOIN result_fields f ON f.job_id = j.id WHERE j.pass_name = 'html' AND c.path = 'a.md' AND f.field = 'html'"
+        ).fetchone()
+        blob = conn.execute("SELECT json FROM job_inputs WHERE sha256 = ?", (json.loads(inputs)["markup"],)).fetchone()[0]
+    finally:
+        conn.close()
+    assert '"$stored"' in blob and "<p>" not in blob
+    assert '"$filled"' in output and "<p>" not in output
+    assert '<p>Hello <a href="/b/" class="wikilink">b</a>.</p>' in (config.out_dir / "a" / "index.html").read_text()
 
 
 def test_the_slice_hasher_unpins_what_only_it_holds():

@@ -39,6 +39,7 @@ def _seed(conn):
         """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
            input_fingerprint, output, created_at) VALUES (1, 1, 'p', 1, 1, 'x', '{}', 0)"""
     )
+    conn.execute("INSERT INTO result_fields (job_id, field, value) VALUES (1, 'html', '\"<p>\"')")
 
 
 @pytest.mark.parametrize(
@@ -48,6 +49,8 @@ def _seed(conn):
         "DELETE FROM captures",
         "UPDATE processing_results SET output = '{\"x\": 1}'",
         "DELETE FROM processing_results",
+        "UPDATE result_fields SET value = '\"x\"'",
+        "DELETE FROM result_fields",
     ],
 )
 def test_triggers_reject_update_and_delete(tmp_path, statement):
@@ -103,7 +106,7 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 def test_a_lazy_field_reads_back_whole(tmp_path):
     from pipeline import jsonio
-    from pipeline.store import StoredField
+    from pipeline.store import StoredField, resolve_stored
 
     db = tmp_path / "state.db"
     conn = open_store(db)
@@ -121,3 +124,8 @@ def test_a_lazy_field_reads_back_whole(tmp_path):
     conn.commit()
     assert str(StoredField(str(db), 2, "html")) == text
     assert str(StoredField(str(db), 2, "n")) == ""  # not a text
+    # A job input names the field; the worker reads it back as a text that remembers where it is held.
+    encoded = jsonio.dumps({"markup": {"html": StoredField(str(db), 2, "html"), "slots": [1]}}, sort_keys=True)
+    assert encoded == '{"markup":{"html":{"$stored":[2,"html"]},"slots":[1]}}'
+    held = resolve_stored(jsonio.loads(encoded), str(db))["markup"]["html"]
+    assert held == text and held.source == (2, "html")

@@ -1,0 +1,69 @@
+"""The links pass renders each body once, in the first round, with holes for its links; the html pass fills them."""
+
+from __future__ import annotations
+
+from pipeline.inline import articles_from, run_inline
+from pipeline.passes import html
+
+ARTICLE = """---
+title: A
+references:
+  - id: 2
+    text: Second
+  - id: 1
+    text: "First,  spaced"
+    url: https://e.org/1
+---
+
+Cites [^1] then [^2], links [[b]] and [a page](b.md).
+"""
+FILES = {"a.md": ARTICLE, "b.md": "---\ntitle: B\n---\n\nB.\n"}
+
+
+def test_links_leaves_a_hole_for_each_link_and_names_the_footnotes_it_appended():
+    out = run_inline(FILES)["links"]["a.md"]
+    # the wikilink, the Markdown link, and the link of reference 1's URL in its footnote
+    assert [sorted(slot) for slot in out["slots"]] == [["inner", "link"], ["href"], ["href"]]
+    assert out["slots"][1:] == [{"href": "b.md"}, {"href": "https://e.org/1"}]
+    assert out["definitions"] == [["1", "First, spaced", "https://e.org/1"], ["2", "Second", None]]
+    assert 'href="#fn1"' in out["html"] and "\x00" in out["html"]
+
+
+def test_html_fills_the_holes_into_the_page_a_whole_render_gives():
+    results = run_inline(FILES)
+    page = results["html"]["a.md"]
+    assert '<a href="/b/" class="wikilink">b</a>' in page["html"] and '<a href="/b/">a page</a>' in page["html"]
+    assert "First, spaced" in page["references_html"] and "\x00" not in page["html"]
+
+
+def inputs_of(files: dict, path: str) -> tuple:
+    """The article at `path` and the html pass's inputs for it, as a build would hand them over."""
+    from pipeline.build import DEFAULT_OPTIONS
+    from pipeline.passes.base import Wiki
+
+    articles = articles_from(files)
+    results = run_inline(files)
+    by_path = {a.path: a.capture_id for a in articles}
+    wiki = Wiki(options=dict(DEFAULT_OPTIONS), articles=articles,
+                results={name: {by_path[p]: out for p, out in outs.items()} for name, outs in results.items()})  # fmt: skip
+    article = next(a for a in articles if a.path == path)
+    return article, html.select(article, wiki)
+
+
+def test_a_page_whose_footnotes_differ_from_its_rendering_is_rendered_whole():
+    article, inputs = inputs_of(FILES, "a.md")
+    assert html._prerendered(inputs["markup"], inputs, article.body)
+    stale = {**inputs["markup"], "definitions": [], "html": "stale", "slots": []}
+    out = html.run(article, {**inputs, "markup": stale})
+    assert out == html.run(article, {**inputs, "markup": None})
+    assert "First, spaced" in out["references_html"]
+
+
+def test_pages_with_embeds_or_linked_mentions_are_rendered_whole():
+    files = {**FILES, "c.md": "---\ntitle: C\n---\n\n![[b]]\n"}
+    article, inputs = inputs_of(files, "c.md")
+    assert not html._prerendered(inputs["markup"], inputs, article.body)
+    assert '<div class="embed" data-target="b">' in html.run(article, inputs)["html"]
+    article, inputs = inputs_of(FILES, "a.md")
+    suggestion = {"suggestions": [{"mention": "x"}]}
+    assert not html._prerendered(inputs["markup"], {**inputs, **suggestion}, article.body)
