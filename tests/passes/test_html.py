@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pipeline.inline import run_inline
-from pipeline.markdown.footnotes import definitions
 from pipeline.passes.html import split_footnotes
 
 
@@ -63,10 +62,5 @@ def test_apply_mode_links_mentions_and_keeps_later_links_in_place():
     assert 'href="/g/"' not in html_of(files)["html"]  # suggest mode changes nothing
 
 
-def test_definitions_skip_references_the_body_defines_and_split_finds_the_last_section():
-    refs = [{"id": "1", "text": "One", "url": None}, {"id": "2", "text": "Two\nlines", "url": "https://x"}]
-    assert definitions(refs, "[^1]: mine\n") == "\n\n[^2]: Two lines <https://x>\n"
-    both = "\n\n[^1]: One\n[^2]: Two lines <https://x>\n"
-    assert definitions(refs, "See [^1]: not at a line start.\n") == both  # defines nothing
-    assert definitions(refs, "Text.\n[^2]: mine\n") == "\n\n[^1]: One\n"
+def test_split_finds_the_last_footnotes_section():
     assert split_footnotes("<p>x</p>\n") == ("<p>x</p>\n", "")
