@@ -20,7 +20,8 @@ from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import Digests, load_memo, own_of, save_memo, world_of
-from pipeline.store import StoredOutputs, db_path, write
+from pipeline.results import StoredOutputs
+from pipeline.store import db_path, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process

@@ -20,13 +20,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from pipeline import jsonio
-from pipeline.held import FILLED, STORED, StoredText, fill
 from pipeline.errors import UserError
 
 BUSY_TIMEOUT_MS = 30_000
@@ -211,113 +208,6 @@ SCHEMA_V5 = (
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5)
 SCHEMA_VERSION = len(MIGRATIONS)
-
-
-class StoredField:
-    """A field of a result, left in the store until it is used (`str()` reads a text field).
-
-    A page's HTML is most of what a big wiki's results weigh; the site reads it
-    page by page instead of holding all of it, and a select hands one on to a
-    job as its identity (`as_json`; the worker reads it). Each process opens its own
-    connection (forked render processes must not share one). It pickles, and
-    compares, as its identity: a job's result never changes, so that is all a
-    page digest needs.
-    """
-
-    __slots__ = ("db", "job_id", "field")
-
-    def __init__(self, db: str, job_id: int, field: str) -> None:
-        self.db, self.job_id, self.field = db, job_id, field
-
-    def __str__(self) -> str:
-        value = stored_value(self.db, self.job_id, self.field)
-        return value if isinstance(value, str) else ""
-
-    __html__ = __str__  # Jinja's `|safe` and Markup take it as the HTML it holds
-
-    def __reduce__(self):
-        return StoredField, (self.db, self.job_id, self.field)
-
-    def as_json(self) -> dict:
-        """What a job input holds in its place (`resolve_stored` reads it back): the identity, not the text."""
-        return {STORED: [self.job_id, self.field]}
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, StoredField) and self.__reduce__() == other.__reduce__()
-
-    def __hash__(self) -> int:
-        return hash((self.db, self.job_id, self.field))
-
-
-def stored_value(db: str, job_id: int, field: str):
-    """A result's field, decoded (None when it has none); a text made of another's is made again."""
-    connection = reader(db)
-    row = connection.execute("SELECT value FROM result_fields WHERE job_id = ? AND field = ?", (job_id, field)).fetchone()
-    if row is not None:
-        value = jsonio.loads(row[0])
-    else:  # a result from before v5 holds its lazy fields in its output
-        row = connection.execute("SELECT output FROM processing_results WHERE job_id = ?", (job_id,)).fetchone()
-        value = jsonio.loads(row[0]).get(field) if row else None
-    if isinstance(value, dict) and FILLED in value:
-        source_job, source_field, start, end, fills = value[FILLED]
-        return fill(stored_value(db, source_job, source_field) or "", fills, start, end)
-    return value
-
-
-def resolve_stored(value, db: str):
-    """`value` (decoded JSON) with every field of another result a select put in it read from the store.
-
-    A pass may hand another pass's lazy field on (html gets the links pass's
-    HTML and holes): the job input holds the field's identity, not its value,
-    and the worker reads it; a text comes back as a `StoredText` that
-    remembers where it is held.
-    """
-    if isinstance(value, dict):
-        if len(value) == 1 and STORED in value:
-            job_id, field = value[STORED]
-            held = stored_value(db, job_id, field)
-            return StoredText(held, (job_id, field)) if isinstance(held, str) else held
-        return {key: resolve_stored(item, db) for key, item in value.items()}
-    if isinstance(value, list):
-        return [resolve_stored(item, db) for item in value]
-    return value
-
-
-class StoredOutputs(Mapping):
-    """One pass's results (capture id -> output), held as their JSON and decoded when read.
-
-    Decoded, the results of a 10,000-article wiki weigh four times their JSON
-    (about 270 MB against 66 MB) and are millions of objects for the garbage
-    collector; decoding one output when it is read costs microseconds, and a
-    whole pass's results about 0.02 s. Each read gives a new output: callers
-    never share one another's. Lazy fields come back as a `StoredField`.
-    """
-
-    def __init__(self, db: str, lazy: tuple[str, ...] = ()) -> None:
-        self.db, self.lazy = db, lazy
-        self.encoded: dict[int, tuple[int, str]] = {}  # capture id -> (job id, output JSON)
-
-    def add(self, capture_id: int, job_id: int, output: str) -> None:
-        self.encoded[capture_id] = (job_id, output)
-
-    def __getitem__(self, capture_id: int) -> dict:
-        job_id, output = self.encoded[capture_id]
-        decoded = jsonio.loads(output)
-        decoded.update({field: StoredField(self.db, job_id, field) for field in self.lazy})
-        return decoded
-
-    def __contains__(self, capture_id) -> bool:
-        return capture_id in self.encoded  # without decoding
-
-    def mentioning(self, text: str) -> list[int]:
-        """The capture ids whose output's JSON contains `text`, found without decoding any."""
-        return [capture_id for capture_id, (_, output) in self.encoded.items() if text in output]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.encoded)
-
-    def __len__(self) -> int:
-        return len(self.encoded)
 
 
 def db_path(conn: sqlite3.Connection) -> str:

@@ -26,7 +26,8 @@ from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work
 from pipeline.spool import enqueue
 from pipeline.spool.events import edit_event
 from pipeline.held import STORED
-from pipeline.store import db_path, open_store, plain_rows, resolve_stored
+from pipeline.results import resolve_stored
+from pipeline.store import db_path, open_store, plain_rows
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
 BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own

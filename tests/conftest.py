@@ -70,7 +70,8 @@ def current_results(config: Config, pass_name: str) -> dict[str, dict]:
 
 def _with_lazy_fields(job_id: int, output: dict, config: Config) -> dict:
     """The output as the pass returned it: its lazy fields (stored beside it) read back, holes filled."""
-    from pipeline.store import open_store, stored_value
+    from pipeline.results import stored_value
+    from pipeline.store import open_store
 
     conn = open_store(config.state_db)
     try:

@@ -35,7 +35,7 @@ def test_collect_finds_every_diagnostic_of_outputs_held_as_json():
     from pipeline.diagnostics import collect
     from pipeline.passes.base import Wiki
     from pipeline.inline import articles_from
-    from pipeline.store import StoredOutputs
+    from pipeline.results import StoredOutputs
 
     articles = articles_from({"a.md": "A", "b.md": "B", "c.md": "C"})
     warning = {"code": "w", "severity": "warning", "message": "m", "line": 2, "col": 3}

@@ -19,7 +19,7 @@ import orjson
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from pipeline.store import StoredField
+from pipeline.results import StoredField
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model

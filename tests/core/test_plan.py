@@ -32,7 +32,7 @@ def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, work
 
 
 def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
-    from pipeline.store import StoredField
+    from pipeline.results import StoredField
 
     config = make_wiki({"a.md": "---\ntitle: A\n---\nHello [[b]].\n", "b.md": "---\ntitle: B\n---\nB.\n"}, search=False)
     report = build(config, workers=1, site=True)

@@ -103,29 +103,3 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
     assert conn.execute("SELECT path FROM captures").fetchone()[0] == "a.md"
     assert conn.execute("SELECT COUNT(*) FROM file_stats").fetchone()[0] == 0
 
-
-def test_a_lazy_field_reads_back_whole(tmp_path):
-    from pipeline import jsonio
-    from pipeline.store import StoredField, resolve_stored
-
-    db = tmp_path / "state.db"
-    conn = open_store(db)
-    _seed(conn)
-    conn.execute(
-        """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
-           created_at) VALUES (1, 'q', 1, 'y', 3, 0)"""
-    )
-    text = "<p>a \x00 b</p>"  # SQLite's json_extract would stop at the NUL, and the page lose the rest
-    conn.execute(
-        """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
-           input_fingerprint, output, created_at) VALUES (2, 1, 'q', 1, 1, 'y', ?, 0)""",
-        (jsonio.dumps({"html": text, "n": 1}),),
-    )
-    conn.commit()
-    assert str(StoredField(str(db), 2, "html")) == text
-    assert str(StoredField(str(db), 2, "n")) == ""  # not a text
-    # A job input names the field; the worker reads it back as a text that remembers where it is held.
-    encoded = jsonio.dumps({"markup": {"html": StoredField(str(db), 2, "html"), "slots": [1]}}, sort_keys=True)
-    assert encoded == '{"markup":{"html":{"$stored":[2,"html"]},"slots":[1]}}'
-    held = resolve_stored(jsonio.loads(encoded), str(db))["markup"]["html"]
-    assert held == text and held.source == (2, "html")

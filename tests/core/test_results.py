@@ -1,0 +1,53 @@
+"""Results as a build reads them: lazy fields read back whole, made again from recipes, handed on as references."""
+
+from pipeline import jsonio
+from pipeline.results import StoredField, resolve_stored
+from pipeline.store import open_store
+
+TEMPLATE = "<p>a \x000\x00 b</p>\n<p>\x001\x00</p>"  # holes are NUL-marked: SQLite's json_extract stops at a NUL
+
+
+def _store(tmp_path):
+    """A store with three results: 1 holds its field in its output (before v5), 2 beside it, 3 a recipe on 2's."""
+    db = tmp_path / "state.db"
+    conn = open_store(db)
+    conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
+    for job in (1, 2, 3):
+        conn.execute(
+            """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
+               created_at) VALUES (1, ?, 1, 'y', 3, 0)""",
+            (f"p{job}",),
+        )
+    outputs = {1: {"html": TEMPLATE, "n": 1}, 2: {"n": 2}, 3: {"n": 3}}
+    for job, output in outputs.items():
+        conn.execute(
+            """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+               input_fingerprint, output, created_at) VALUES (?, 1, ?, 1, 1, 'y', ?, 0)""",
+            (job, f"p{job}", jsonio.dumps(output)),
+        )
+    recipe = {"$filled": [2, "html", 0, 14, ["<a>", "<b>"]]}
+    conn.executemany(
+        "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",
+        [(2, "html", jsonio.dumps(TEMPLATE)), (2, "slots", "[1,2]"), (3, "html", jsonio.dumps(recipe))],
+    )
+    conn.commit()
+    conn.close()
+    return str(db)
+
+
+def test_a_lazy_field_reads_back_whole_wherever_it_is_kept(tmp_path):
+    db = _store(tmp_path)
+    assert str(StoredField(db, 1, "html")) == TEMPLATE  # in the output (a result from before v5)
+    assert str(StoredField(db, 2, "html")) == TEMPLATE  # beside it
+    assert str(StoredField(db, 3, "html")) == "<p>a <a> b</p>"  # a recipe on job 2's text
+    assert str(StoredField(db, 2, "n")) == "" and str(StoredField(db, 2, "slots")) == ""  # not texts
+
+
+def test_a_job_input_names_a_field_and_the_worker_reads_it_back(tmp_path):
+    db = _store(tmp_path)
+    given = {"markup": {"html": StoredField(db, 2, "html"), "slots": StoredField(db, 2, "slots"), "n": 1}}
+    encoded = jsonio.dumps(given, sort_keys=True)
+    assert encoded == '{"markup":{"html":{"$stored":[2,"html"]},"n":1,"slots":{"$stored":[2,"slots"]}}}'
+    read = resolve_stored(jsonio.loads(encoded), db)["markup"]
+    assert read == {"html": TEMPLATE, "slots": [1, 2], "n": 1}
+    assert read["html"].source == (2, "html")  # a text remembers where it is held
