@@ -57,7 +57,9 @@ class StoredField:
 def stored_value(db: str, job_id: int, field: str):
     """A result's field, decoded (None when it has none); a text made of another's is made again."""
     connection = reader(db)
-    row = connection.execute("SELECT value FROM result_fields WHERE job_id = ? AND field = ?", (job_id, field)).fetchone()
+    row = connection.execute(
+        "SELECT value FROM result_fields WHERE job_id = ? AND field = ?", (job_id, field)
+    ).fetchone()
     if row is not None:
         value = jsonio.loads(row[0])
     else:  # a result from before v5 holds its lazy fields in its output

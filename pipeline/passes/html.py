@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from pipeline.markdown import make_parser
 from pipeline.held import fill
+from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import definitions, undefined
 from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
@@ -145,7 +145,8 @@ def run(article: Article, inputs: dict) -> dict:
         if inputs["suggestions"]:
             body, env["wikilinks"] = with_mentions(body, links, inputs["suggestions"], article.body_line)
         body += definitions(inputs["references"], body)
-        rendered = render_with_embeds(md, body, env, _fetcher(article.path, inputs["embeds"]), EMBED_DEPTH, article.path)
+        fetch = _fetcher(article.path, inputs["embeds"])
+        rendered = render_with_embeds(md, body, env, fetch, EMBED_DEPTH, article.path)
         html, references_html = split_footnotes(rendered)
     return {"html": html, "references_html": references_html, "toc": inputs["toc"], "diagnostics": []}
 

@@ -13,11 +13,11 @@ The body is parsed here once, with its references appended as footnotes
 (`markdown.footnotes`, the parse the headings and citations passes share),
 and rendered while the parse is at hand: every wikilink, Markdown link
 destination and embed is left as a hole (`markdown.slots`) that the html
-pass fills once links are resolved, so no page is parsed twice. The HTML and
-the holes are lazy fields, read by the html pass's worker from the store. Besides its
-capture, the pass reads the `citations.yaml` entries the article cites
-(footnotes too) and the `raw_html` option (which changes the parse: a wiki
-with it set parses once more for the HTML).
+pass fills once links are resolved, so no page is parsed twice. The HTML
+and the holes are lazy fields, read from the store by the html pass's
+worker. Besides its capture, the pass reads the `citations.yaml` entries
+the article cites (footnotes too) and the `raw_html` option (which changes
+the parse: a wiki with it set parses once more for the HTML).
 
 Output: `links`; `html` (with holes), `slots` (what each hole stands for:
 a link's target, fragment, place and label HTML, a Markdown link's

@@ -115,9 +115,14 @@ def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: lis
         backlinks=backlinks, aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
         pair_paths=[t["path"] for t in pairing.get("translations", [])],
         outdated=pairing.get("outdated"), updated=iso_time(git_time) if git_time else seen,
-        capture=article.sha256, passes=[(name, versions[name]) for name in PAGE_PASSES if article.capture_id in wiki.results.get(name, {})],
+        capture=article.sha256, passes=_passes(article, wiki, versions),
         draft=bool(meta.get("draft")),
     )  # fmt: skip
+
+
+def _passes(article: Article, wiki: Wiki, versions: dict[str, int]) -> list[tuple[str, int]]:
+    """(pass, version) of each result the page shows, found without decoding any."""
+    return [(name, versions[name]) for name in PAGE_PASSES if article.capture_id in wiki.results.get(name, {})]
 
 
 def fallback_html(article: Article, options: dict) -> dict:
