@@ -23,12 +23,13 @@ def dumps(value, *, sort_keys: bool = False) -> str:
     """
     option = orjson.OPT_PASSTHROUGH_SUBCLASS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
-        return orjson.dumps(value, default=_as_json, option=option).decode()
+        return orjson.dumps(value, default=as_json, option=option).decode()
     except TypeError:
-        return json.dumps(value, default=_as_json, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(value, default=as_json, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
 
 
-def _as_json(value):
+def as_json(value):
+    """orjson's `default`: a value's `as_json()`, or a subclass of a JSON type as that type."""
     if hasattr(value, "as_json"):
         return value.as_json()
     for base in (str, int, dict, list):  # any other subclass of these is written as one

@@ -28,9 +28,9 @@ def clean_text(value) -> str | None:
 
 def reference(item) -> dict | None:
     """`{id, text, url}` of one `references:` item; None when it names no id."""
-    if not isinstance(item, dict) or not entry_id(item.get("id")):
+    ident = entry_id(item.get("id")) if isinstance(item, dict) else None
+    if ident is None:
         return None
-    ident = entry_id(item.get("id"))
     text = clean_text(item.get("text")) or clean_text(item.get("title")) or ident
     return {"id": ident, "text": text, "url": clean_text(item.get("url"))}
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.markdown.footnotes import clean_text, entry_id, in_body, parse_article, reference
+from pipeline.markdown.footnotes import entry_id, in_body, parse_article, reference
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.text import frontmatter_line
 
@@ -117,12 +117,9 @@ def registry_entries(data) -> dict[str, dict] | None:
     entries: dict[str, dict] = {}
     for key, item in pairs:
         item = {"text": item} if isinstance(item, str) else item
-        if not isinstance(item, dict):
-            continue
-        ident = entry_id(item.get("id", key))
-        if ident and ident not in entries:
-            text = clean_text(item.get("text")) or clean_text(item.get("title")) or ident
-            entries[ident] = {"id": ident, "text": text, "url": clean_text(item.get("url"))}
+        ref = reference({**item, "id": item.get("id", key)}) if isinstance(item, dict) else None
+        if ref and ref["id"] not in entries:
+            entries[ref["id"]] = ref
     return entries
 
 

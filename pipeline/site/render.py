@@ -19,7 +19,7 @@ import orjson
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from pipeline.results import StoredField
+from pipeline import jsonio
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
@@ -173,7 +173,7 @@ def _digest(material) -> str:
     write is pickled, in fast mode so that equal values give equal bytes. Page records hold
     no sets, whose order could vary between runs."""
     try:
-        data = orjson.dumps(material, default=_identity, option=orjson.OPT_NON_STR_KEYS)
+        data = orjson.dumps(material, default=jsonio.as_json, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=5)
@@ -181,12 +181,6 @@ def _digest(material) -> str:
         pickler.dump(material)
         data = buffer.getvalue()
     return hashlib.sha256(data).hexdigest()
-
-
-def _identity(value):
-    if isinstance(value, StoredField):
-        return [value.job_id, value.field]  # a job's result never changes
-    raise TypeError(type(value).__name__)
 
 
 def plan_pages(model: Model) -> list[Planned]:
