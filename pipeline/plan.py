@@ -135,7 +135,7 @@ def _lend(conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Articl
         lent.worlds[spec.name] = (world, not memo)
         for article in articles:
             key = (article.capture_id, spec.name)
-            own = lent.owns[key] = own_of(spec, article, digests)
+            own = lent.owns[key] = own_of(spec, article, wiki, digests)
             hit = memo.get(article.capture_id)
             if hit is not None and hit[0] == own:
                 lent.jobs[key] = hit[1]

@@ -7,7 +7,10 @@ the parts of the wiki it reads, which the pass module declares:
   files), `facts`, `sources` (other articles' captures: their text,
   frontmatter, hashes) and the names of passes whose results it reads for
   any article (the paths of the articles always count);
-- `READS_OWN`: passes whose results it reads for the article itself only.
+- `READS_OWN`: passes whose results it reads for the article itself only,
+  and functions `(article, wiki) -> plain data` for what it reads of other
+  articles on this article's behalf only (`pairing` reads the hash and
+  history of a translation's source, not of every article in a pair).
 
 An entry of READS may also be a function of the wiki returning the part it
 reads as plain data, for a part narrower than the names say: `html` reads
@@ -59,9 +62,10 @@ def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
     return _sha("|".join(parts))
 
 
-def own_of(spec: PassSpec, article: Article, digests: Digests) -> str:
+def own_of(spec: PassSpec, article: Article, wiki: Wiki, digests: Digests) -> str:
     _, own = reads_of(spec)
-    return ",".join(digests.get(name, {}).get(article.capture_id, "-") for name in own)
+    return ",".join(_sha(_canonical(part(article, wiki))) if callable(part) else
+                    digests.get(part, {}).get(article.capture_id, "-") for part in own)  # fmt: skip
 
 
 def _name(part) -> str:

@@ -131,5 +131,5 @@ class PassSpec:
     validate: Callable[[Any], Any]  # raises ValueError subclasses on invalid output
     module: str
     reads: tuple | None = None  # READS: names (or functions of the wiki) of what select reads across it; None: all
-    reads_own: tuple[str, ...] = ()  # READS_OWN: passes whose results select reads for the article only
+    reads_own: tuple = ()  # READS_OWN: passes (or functions of article and wiki) select reads for the article only
     lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big fields no select reads itself, left in the store until used

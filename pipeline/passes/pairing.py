@@ -102,8 +102,7 @@ class Index:
 
 
 def select(article: Article, wiki: Wiki) -> dict:
-    options = wiki.memo("pairing.options", lambda: _options(wiki.options))
-    index = wiki.memo("pairing.index", lambda: build_index(wiki, options))
+    options, index = _memos(wiki)
     me = index.entries[article.path]
     strategy = options["pairing"]
     paths = _candidates(me, index, strategy)
@@ -152,20 +151,32 @@ def build_index(wiki: Wiki, options: dict) -> Index:
 
 
 def pairing_sources(wiki: Wiki) -> list:
-    """What `select` reads of other articles' captures and of facts: every article's pairing
-    fields, and the hash and history of the articles in a pair, so an edit elsewhere replans nothing."""
-    options = wiki.memo("pairing.options", lambda: _options(wiki.options))
-    index = wiki.memo("pairing.index", lambda: build_index(wiki, options))
-    paired = {path for entry in index.entries.values() if entry.target for path in (entry.path, entry.target)}
-    paired |= {path for members in index.groups.values() if len(members) > 1 for path in members}
+    """What `select` reads of every article's capture: its pairing fields (lang and URL come
+    from the metadata results). Hashes and histories are read per article (`pairing_evidence`)."""
+    _, index = _memos(wiki)
+    return [(e.path, e.paired_with, e.target, e.group) for e in sorted(index.entries.values(), key=lambda e: e.path)]
+
+
+def pairing_evidence(article: Article, wiki: Wiki) -> list:
+    """What `select` reads of other articles for this one alone: the hash, git time and capture
+    history of a translation and of its candidate counterparts (its source among them), so that
+    an edit replans the pairing of the edited article's translations, not of the whole wiki."""
+    options, index = _memos(wiki)
+    me = index.entries[article.path]
+    if me.lang == options["default_language"]:
+        return []  # a source reads no evidence: it is never outdated
     git, history = wiki.facts.get("git_times") or {}, wiki.facts.get("history") or {}
-    return [
-        (e.path, e.paired_with, e.target, e.group) + ((e.sha256, git.get(e.path), history.get(e.path)) if e.path in paired else ())
-        for e in sorted(index.entries.values(), key=lambda e: e.path)
-    ]  # fmt: skip
+    paths = [me.path, *_candidates(me, index, options["pairing"])]
+    return [(path, index.entries[path].sha256, git.get(path), history.get(path)) for path in paths]
+
+
+def _memos(wiki: Wiki) -> tuple[dict, Index]:
+    options = wiki.memo("pairing.options", lambda: _options(wiki.options))
+    return options, wiki.memo("pairing.index", lambda: build_index(wiki, options))
 
 
 READS = ("options", "metadata", pairing_sources)
+READS_OWN = (pairing_evidence,)
 
 
 def resolve(path: str, value: str, paths: set[str]) -> str:

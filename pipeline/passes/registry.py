@@ -72,9 +72,9 @@ def spec_of(module: ModuleType) -> PassSpec:
     needs = tuple(getattr(module, "NEEDS", ()))
     reads, reads_own = _reads(module, "READS", where), _reads(module, "READS_OWN", where) or ()
     unknown = [name for name in (*(reads or ()), *reads_own) if name not in WIKI_PARTS + needs and not callable(name)]
-    if unknown or set(reads_own) & set(WIKI_PARTS) or any(callable(name) for name in reads_own):
+    if unknown or set(reads_own) & set(WIKI_PARTS):
         raise PassLoadError(f"pass module {where}: READS may name {', '.join(WIKI_PARTS)} and passes in NEEDS; "
-                            f"READS_OWN only passes in NEEDS")  # fmt: skip
+                            f"READS_OWN passes in NEEDS (each may also be a function)")  # fmt: skip
     return PassSpec(
         name=module.NAME,
         version=int(module.VERSION),
@@ -103,7 +103,7 @@ def _reads(module: ModuleType, attribute: str, where: str) -> tuple | None:
     if value is None:
         return None
     if isinstance(value, str) or not all(isinstance(item, str) or callable(item) for item in value):
-        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of names (or, in READS, functions)")
+        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of names (or functions)")
     return tuple(value)
 
 

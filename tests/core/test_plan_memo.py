@@ -8,7 +8,7 @@ already there (nothing new to create) and give the same results.
 import pytest
 
 from pipeline.build import build
-from pipeline.passes import wikilinks
+from pipeline.passes import pairing, wikilinks
 from pipeline.store import open_store
 
 FILES = {
@@ -90,3 +90,21 @@ def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkey
     calls.clear()
     build(config, workers=1)
     assert len(calls) == 20  # a title is in every article's link index: all are selected again
+
+
+def test_a_source_edit_selects_pairing_again_only_for_it_and_its_translations(make_wiki, monkeypatch):
+    files = {f"p{i}.md": f"---\ntitle: Page {i}\npaired_with: p{i}.es.md\n---\nText {i}.\n" for i in range(10)}
+    files |= {f"p{i}.es.md": f"---\ntitle: Página {i}\npaired_with: p{i}.md\n---\nTexto {i}.\n" for i in range(10)}
+    config = make_wiki(files)
+    build(config, workers=1)
+    calls = []
+    select = pairing.select
+    monkeypatch.setattr(pairing, "select", lambda article, wiki: calls.append(article.path) or select(article, wiki))
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\npaired_with: p3.es.md\n---\nNew text.\n")
+    report = build(config, workers=1)
+    assert sorted(calls) == ["p3.es.md", "p3.md"]  # the translation's outdated check reads the source's hash
+    assert report.process.wiki.results["pairing"][_capture_of(report, "p3.es.md")]["outdated"] is not None
+
+
+def _capture_of(report, path):
+    return next(a.capture_id for a in report.process.wiki.articles if a.path == path)

@@ -62,7 +62,8 @@ def test_reads_default_to_everything_and_are_checked_against_needs():
     spec = spec_of(_module(NEEDS=("metadata",), READS=("options", "metadata"), READS_OWN=("metadata",)))
     assert (spec.reads, spec.reads_own) == (("options", "metadata"), ("metadata",))
     assert spec_of(_module(READS=("data", len))).reads == ("data", len)  # a function of the wiki, for a narrower part
+    assert spec_of(_module(READS_OWN=(max,))).reads_own == (max,)  # a function of the article and the wiki
     for bad in ({"READS": ("headings",)}, {"READS": "options"}, {"NEEDS": ("metadata",), "READS_OWN": ("data",)},
-                {"READS_OWN": (len,)}):  # fmt: skip
+                {"READS_OWN": ("sources",)}):  # fmt: skip
         with pytest.raises(PassLoadError, match="READS"):
             spec_of(_module(**bad))
