@@ -124,15 +124,16 @@ def settle() -> None:
 
 
 def render(
-    config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int
+    config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int,
+    intact: bool,
 ) -> SiteReport:
-    """Write the site into the output folder from the results."""
+    """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
     from pipeline.site.publish import render_site
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    return render_site(config, wiki, log, versions, tick=progress.advance, workers=workers)
+    return render_site(config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact)
 
 
 def build(
@@ -159,7 +160,7 @@ def build(
         save_last(config, kind, None)
         gathered = gather(conn, config.content_dir, captured.current)
         processed = process(conn, config, specs, count, progress, gathered)
-        rendered = render(config, specs, processed.wiki, gathered.log, progress, count) if site else None
+        rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact) if site else None
         if not processed.failures:
             counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
             jobs = len(processed.created_jobs) + processed.reused

@@ -17,16 +17,19 @@ from pipeline.site.writer import SiteWriter, in_output, previous_keys
 
 def render_site(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
-    tick: Callable[[int], None] | None = None, workers: int = 1,
+    tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
 ) -> SiteReport:
-    """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`."""
+    """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
+
+    `intact`: every file of the last build is known to be in the output folder (the build
+    looked, beside capture), so a page whose inputs are unchanged is not looked for again.
+    """
     model = build_model(wiki, log, versions)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     env = environment(config.templates_dir, settings.base_url)
     manifest = config.state_dir / MANIFEST
-    previous = Previous(
-        previous_keys(manifest, config.out_dir), in_output(config.out_dir), theme_digest(config.templates_dir),
-    )  # fmt: skip
+    exists = (lambda rel: True) if intact else in_output(config.out_dir)
+    previous = Previous(previous_keys(manifest, config.out_dir), exists, theme_digest(config.templates_dir))
     writer = SiteWriter(config.out_dir, manifest)
     rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
     written = writer.finish(rendered.keys)

@@ -26,6 +26,15 @@ def test_editing_one_body_rewrites_only_the_pages_that_change(site):
     assert "A longer body." in read(config.out_dir, "beta/index.html")
 
 
+def test_a_page_deleted_from_the_output_is_written_again_by_the_next_build(site):
+    config, _ = site
+    (config.out_dir / "alpha" / "index.html").unlink()
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
+    report = build_site(config)
+    assert "alpha/index.html" in report.site.written
+    assert (config.out_dir / "alpha" / "index.html").is_file()
+
+
 def test_a_rebuild_with_no_change_writes_nothing(site):
     config, _ = site
     stamps = {p: p.stat().st_mtime_ns for p in config.out_dir.rglob("*") if p.is_file()}
