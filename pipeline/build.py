@@ -11,6 +11,7 @@ import gc
 import sqlite3
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
 from pipeline.config import Config, worker_count
@@ -125,7 +126,7 @@ def settle() -> None:
 
 def render(
     config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int,
-    intact: bool,
+    intact: bool, written: Callable[[], None],
 ) -> SiteReport:
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
@@ -133,16 +134,20 @@ def render(
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    return render_site(config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact)
+    return render_site(
+        config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written
+    )  # fmt: skip
 
 
 def build(
-    config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True
+    config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
+    written: Callable[[], None] = lambda: None,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
     When nothing the build reads changed since the last complete build of the
     same kind, planning, work and rendering are skipped (`reuse=False` forces them).
+    `written` is called once the site's pages are in place, before its search index is rebuilt.
     """
     started = time.perf_counter()
     specs = passes_for(config)
@@ -160,7 +165,9 @@ def build(
         save_last(config, kind, None)
         gathered = gather(conn, config.content_dir, captured.current)
         processed = process(conn, config, specs, count, progress, gathered)
-        rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact) if site else None
+        rendered = None
+        if site:
+            rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact, written)
         if not processed.failures:
             counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
             jobs = len(processed.created_jobs) + processed.reused

@@ -236,7 +236,7 @@ class Rebuilder:
     def __init__(
         self,
         load_config: Callable[[], Config],
-        build_site: Callable[[Config], object],
+        build_site: Callable[[Config, Callable[[], None]], object],  # (config, called once pages are written)
         reloads: Reloads,
         on_config: Callable[[Config], None] = lambda config: None,
         config: Config | None = None,
@@ -249,13 +249,23 @@ class Rebuilder:
         self._one_at_a_time = threading.Lock()
 
     def rebuild(self, config_changed: bool = False) -> bool:
-        """Build the site again (re-reading the config first if it changed); True when it worked."""
+        """Build the site again (re-reading the config first if it changed); True when it worked.
+
+        Open pages reload as soon as the new pages are written: the search index, rebuilt
+        after them, takes longer than the build on a big wiki, and search catches up then.
+        """
+        published: list[int] = []
+
+        def reload() -> None:  # once: when the pages are written, or at the end of a build that wrote none
+            if not published:
+                published.append(self.reloads.publish())
+
         with self._one_at_a_time:
             try:
                 if config_changed:
                     self.config = self.load_config()
                     self.on_config(self.config)
-                self.build_site(self.config)
+                self.build_site(self.config, reload)
             except UserError as exc:
                 print(f"pipeline: error: {exc} (still serving the last good site)", file=sys.stderr, flush=True)
                 return False
@@ -263,7 +273,7 @@ class Rebuilder:
                 traceback.print_exc()
                 print("pipeline: error: rebuild failed (still serving the last good site)", file=sys.stderr)
                 return False
-            self.reloads.publish()
+            reload()
             return True
 
 
@@ -313,7 +323,7 @@ class Options:
 
 def serve(
     load_config: Callable[[], Config],
-    build_site: Callable[[Config], object],
+    build_site: Callable[[Config, Callable[[], None]], object],
     options: Options,
     announce: Callable[[str], None] = lambda url: print(f"Serving {url} (Ctrl-C to stop)", flush=True),
 ) -> None:
@@ -321,7 +331,7 @@ def serve(
     config = load_config()
     server = PreviewServer(config.out_dir, config.base_url, options.host, options.port)
     try:
-        build_site(config)  # a first build that fails is an error, not a preview of nothing
+        build_site(config, lambda: None)  # a first build that fails is an error, not a preview of nothing
         repoint = lambda new: server.point_at(new.out_dir, new.base_url)  # noqa: E731
         rebuilder = Rebuilder(load_config, build_site, server.reloads, repoint, config)
         stop = threading.Event()

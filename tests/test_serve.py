@@ -14,6 +14,7 @@ from pipeline.build import build
 from pipeline.cli import build_parser
 from pipeline.config import load_config
 from pipeline.serve import EVENTS, PreviewServer, Rebuilder, watch
+from pipeline.site import publish
 
 SITE = {
     "index.md": "---\ntitle: Home\n---\n\nWelcome. Read [[Gardening]].\n",
@@ -23,8 +24,8 @@ SECRET = b"top-secret-bytes-4711"
 DEADLINE = 20.0  # seconds: a bound on waiting for a rebuild, never a sleep
 
 
-def build_site(config) -> None:
-    build(config, workers=1, site=True)
+def build_site(config, written=lambda: None) -> None:
+    build(config, workers=1, site=True, written=written)
 
 
 @pytest.fixture
@@ -163,6 +164,36 @@ def test_a_rebuild_after_an_edit_reloads_open_pages(server, wiki):
         events.close()
 
 
+def test_open_pages_reload_before_the_search_index_is_rebuilt(server, wiki, monkeypatch):
+    indexed = []  # the reload generation each time the indexer starts
+    monkeypatch.setattr(publish, "index_site", lambda out_dir: indexed.append(server.reloads.generation))
+    searching = dataclasses.replace(wiki, search=True)
+    rebuilder = Rebuilder(lambda: searching, build_site, server.reloads)
+    (wiki.content_dir / "gardening.md").write_text("---\ntitle: Gardening\n---\n\nPeppers too.\n")
+    assert rebuilder.rebuild()
+    assert indexed == [1] and server.reloads.generation == 1  # reloaded first, and once
+
+
+def test_a_search_index_stopped_midway_is_rebuilt_by_the_next_build(wiki, monkeypatch):
+    searching = dataclasses.replace(wiki, search=True)
+    (wiki.content_dir / "gardening.md").write_text("---\ntitle: Gardening\n---\n\nPeppers too.\n")
+
+    def stopped(out_dir):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(publish, "index_site", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        build_site(searching)
+    indexed = []
+    monkeypatch.setattr(publish, "index_site", lambda out_dir: indexed.append(out_dir))
+    (searching.out_dir / "pagefind").mkdir()
+    (searching.out_dir / "pagefind" / "pagefind-ui.js").write_text("")  # the old index is still there
+    report = build(searching, workers=1, site=True)
+    assert report.site.written == [] and indexed == [searching.out_dir]  # no page changed, yet it indexes
+    build(searching, workers=1, site=True, reuse=False)
+    assert len(indexed) == 1  # once indexed, not again
+
+
 def test_a_page_older_than_the_site_reloads_at_once(server):
     server.reloads.publish()  # a rebuild finished between serving the page (generation 0) and its event stream
     events = Events(server, "?since=0")
@@ -173,7 +204,7 @@ def test_a_page_older_than_the_site_reloads_at_once(server):
 
 
 def test_a_failed_rebuild_keeps_the_last_good_site(server, wiki, capsys):
-    def broken(config):
+    def broken(config, written):
         raise RuntimeError("a pass exploded")
 
     before = get(server, "/gardening/")[2]

@@ -24,8 +24,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    def build_site(config) -> None:
-        report = build(config, workers=args.workers, site=True, progress=progress_for(sys.stdout))
+    def build_site(config, written) -> None:
+        report = build(config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written)
         report_diagnostics(args, config, report.process)
         for line in report.site.conflicts + report.site.warnings:
             print(f"pipeline: warning: {line}", file=sys.stderr)

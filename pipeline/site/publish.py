@@ -14,15 +14,20 @@ from pipeline.site.search import has_index, index_site
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
 
+SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was built
+
 
 def render_site(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
     tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
+    written: Callable[[], None] = lambda: None,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
 
     `intact`: every file of the last build is known to be in the output folder (the build
     looked, beside capture), so a page whose inputs are unchanged is not looked for again.
+    `written` is called once the pages are in place, before the search index is rebuilt
+    (the preview reloads then: at 10,000 articles the index takes longer than the build).
     """
     model = build_model(wiki, log, versions)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
@@ -32,13 +37,19 @@ def render_site(
     previous = Previous(previous_keys(manifest, config.out_dir), exists, theme_digest(config.templates_dir))
     writer = SiteWriter(config.out_dir, manifest)
     rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
-    written = writer.finish(rendered.keys)
+    files = writer.finish(rendered.keys)
     report = SiteReport(
-        pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=written.written,
-        unchanged=written.unchanged, removed=written.removed, conflicts=model.conflicts,
+        pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
+        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
     )  # fmt: skip
-    if config.search and (written.written or written.removed or not has_index(config.out_dir)):
+    pending = config.state_dir / SEARCH_PENDING
+    if config.search and (files.written or files.removed):
+        pending.touch()  # until the index is rebuilt: a build stopped while indexing leaves it to the next
+    written()
+    if config.search and (pending.exists() or not has_index(config.out_dir)):
         warning = index_site(config.out_dir)
         report.indexed = warning is None
         report.warnings += [warning] if warning else []
+        if warning is None:
+            pending.unlink(missing_ok=True)
     return report
