@@ -1,9 +1,10 @@
 """The wiki index links resolve against, and the resolution of one target.
 
-Pure: built from the metadata and headings results, the article paths and
-the redirects data. A page *group* is one page in all its languages (files
-that differ only by a language suffix, or that name each other with
-`paired_with`). Resolution tries, in order: path (`folder/target`, `.md`
+Pure: built from the metadata results, the article paths and the redirects
+data; a page's heading ids are asked for (`headings_of`) only when a link
+names one of its headings, so building the index decodes no headings result.
+A page *group* is one page in all its languages (files that differ only by
+a language suffix, or that name each other with `paired_with`). Resolution tries, in order: path (`folder/target`, `.md`
 optional, `folder/` meaning the folder's `_index`), exact slug, normalized
 slug (case, spaces and underscores as hyphens), frontmatter aliases,
 redirects, titles. The first step that finds anything decides; more than one
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import Callable
 
 from pipeline.text import lookup_key
 from pipeline.urls import article_url
@@ -34,7 +36,6 @@ class Page:
     lang: str
     url: str
     group: str
-    headings: tuple[str, ...]
 
 
 @dataclass
@@ -42,6 +43,7 @@ class LinkIndex:
     """Lookup tables from link targets to page groups; `resolve` memoizes its answers."""
 
     default_language: str
+    headings_of: Callable[[str], list[str]] = lambda path: []  # path -> the page's heading ids
     groups: dict[str, list[Page]] = field(default_factory=dict)
     tables: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
@@ -155,7 +157,7 @@ class LinkIndex:
                 candidate = {"path": page.path, "lang": page.lang, "url": page.url, "fallback": fallback,
                              "canonical": self.canonical(group)}  # fmt: skip
                 if with_headings:
-                    candidate["headings"] = list(page.headings)
+                    candidate["headings"] = list(self.headings_of(page.path))
                 candidates.append(candidate)
             self.memo[memo_key] = {"step": step, "candidates": candidates}
         return self.memo[memo_key]
@@ -168,9 +170,15 @@ def group_key(path: str) -> str:
     return posixpath.join(folder, stem) if folder else stem
 
 
-def build_index(records: list[dict], redirects, default_language: str) -> LinkIndex:
-    """An index of `records` ({path, slug, title, aliases, lang, paired_with, headings})."""
-    index = LinkIndex(default_language=default_language)
+def build_index(
+    records: list[dict], redirects, default_language: str, headings_of: Callable[[str], list[str]] | None = None
+) -> LinkIndex:
+    """An index of `records` ({path, slug, title, aliases, lang, paired_with}); `headings_of(path)` gives
+    a page's heading ids (by default, from a `headings` entry of its record)."""
+    if headings_of is None:
+        by_path = {record["path"]: record.get("headings", []) for record in records}
+        headings_of = by_path.__getitem__
+    index = LinkIndex(default_language=default_language, headings_of=headings_of)
     groups = {record["path"]: group_key(record["path"]) for record in records}
     for record in records:  # `paired_with: other.md` joins the other file's group
         partner = record.get("paired_with")
@@ -182,7 +190,7 @@ def build_index(records: list[dict], redirects, default_language: str) -> LinkIn
         url = article_url(record["path"], record["slug"], record["lang"], default_language)
         index.add(
             Page(record["path"], record["slug"], record["title"], tuple(record["aliases"]), record["lang"], url,
-                 groups[record["path"]], tuple(record.get("headings", ())))  # fmt: skip
+                 groups[record["path"]])  # fmt: skip
         )
     index.redirects = redirect_table(redirects)
     return index

@@ -67,14 +67,17 @@ def index_of(wiki: Wiki) -> LinkIndex:
 
 def _build(wiki: Wiki) -> LinkIndex:
     metadata, headings = wiki.results.get("metadata", {}), wiki.results.get("headings", {})
-    records = []
+    records, captures = [], {}
     for article in wiki.articles:
         meta = metadata.get(article.capture_id)
-        if meta is None:
-            continue
-        ids = [h["id"] for h in headings.get(article.capture_id, {}).get("headings", [])]
-        records.append({**meta, "path": article.path, "headings": ids})
-    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"])
+        if meta is not None:
+            records.append({**meta, "path": article.path})
+            captures[article.path] = article.capture_id
+
+    def headings_of(path: str) -> list[str]:  # read for link targets only: most selects name a heading of none
+        return [h["id"] for h in headings.get(captures[path], {}).get("headings", [])]
+
+    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], headings_of)
 
 
 def select(article: Article, wiki: Wiki) -> dict:

@@ -165,3 +165,31 @@ def test_real_wiki(pointsav):
     assert not [k for k in found if "KILL_SWITCH" in k["raw"]]
     assert not [k for k in found if k["target"] in ("pd", "mounts", "protection_domains")]  # TOML in fences
     assert {k["status"] for k in found} <= set(wikilinks.STATUSES)
+
+
+def test_the_index_reads_the_headings_of_link_targets_only():
+    from pipeline.inline import articles_from
+    from pipeline.passes.base import Wiki
+
+    files = {"a.md": page("A", "[[b#x]] [[c]]\n"), "b.md": page("B", "# X\n"), "c.md": page("C", "# Y\n")}
+    articles = articles_from(files)
+    wiki = Wiki(options={"default_language": "en", "languages": None}, articles=articles)
+    for spec in SPECS[:3]:
+        wiki.results[spec.name] = {a.capture_id: spec.run(a, spec.select(a, wiki) if spec.select else {})
+                                   for a in articles}  # fmt: skip
+    read = []
+    by_id, paths = wiki.results["headings"], {a.capture_id: a.path for a in articles}
+    wiki.results["headings"] = RecordingMapping(by_id, lambda capture_id: read.append(paths[capture_id]))
+    inputs = wikilinks.select(articles[0], wiki)
+    assert read == ["b.md"]  # not a.md (no [[#...]] link), not c.md (no fragment)
+    assert inputs["targets"]["b"]["candidates"][0]["headings"] == ["x"]
+
+
+class RecordingMapping(dict):
+    def __init__(self, data, seen):
+        super().__init__(data)
+        self.seen = seen
+
+    def get(self, key, default=None):
+        self.seen(key)
+        return super().get(key, default)
