@@ -25,7 +25,7 @@ from pipeline.config import Config, worker_count
 from pipeline.errors import UserError
 from pipeline.forks import fork_each
 from pipeline.passes.base import Article
-from pipeline.source import parse_source
+from pipeline.source import decode, parse_source
 from pipeline.store import db_path, plain_rows, reader, write
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -99,13 +99,14 @@ def load_articles(conn: sqlite3.Connection, ids: list[int], *, text: bool = True
     """The captures `ids` as Articles, in the order given; without `text`, as StoredArticles."""
     found: dict[int, Article] = {}
     db = db_path(conn)
-    columns = f"{ARTICLE_COLUMNS}, text" if text else ARTICLE_COLUMNS
+    columns = f"{ARTICLE_COLUMNS}, raw" if text else ARTICLE_COLUMNS
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         rows = plain_rows(conn).execute(f"SELECT {columns} FROM captures WHERE id IN ({marks})", chunk)
         for row in rows:
-            found[row[0]] = Article(text=row[11], **_fields(row)) if text else StoredArticle.of(_fields(row), db)
+            fields = _fields(row)
+            found[row[0]] = Article(text=decode(row[11])[0], **fields) if text else StoredArticle.of(fields, db)
     return [found[i] for i in ids if i in found]
 
 
@@ -125,8 +126,8 @@ class _TextInStore:
     def __get__(self, article, owner=None):
         if article is None:
             return self
-        row = reader(article.db).execute("SELECT text FROM captures WHERE id = ?", (article.capture_id,)).fetchone()
-        return row[0] if row else None
+        row = reader(article.db).execute("SELECT raw FROM captures WHERE id = ?", (article.capture_id,)).fetchone()
+        return decode(row[0])[0] if row else None
 
 
 class StoredArticle(Article):
@@ -251,7 +252,7 @@ def _file_capture(conn, rel: str, raw: bytes, sha: str, parsed, now: str, commit
                frontmatter_error, frontmatter_error_line, body_line, lang, slug, git_commit, captured_at)
            VALUES (?, ?, 'file', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
-            rel, sha, len(raw), raw, parsed.text, parsed.decode_error,
+            rel, sha, len(raw), raw, None, parsed.decode_error,  # text: decoded from raw when read
             None if parsed.frontmatter is None else jsonio.dumps(parsed.frontmatter),
             parsed.frontmatter_error, parsed.frontmatter_error_line, parsed.body_line,
             parsed.lang, parsed.slug, commit, now,

@@ -50,12 +50,12 @@ SCHEMA_V1 = (
         kind TEXT NOT NULL CHECK (kind IN ('file', 'removal')),
         size INTEGER NOT NULL,
         raw BLOB,
-        text TEXT,
+        text TEXT,                        -- no longer written: read as raw decoded (older rows may hold it)
         decode_error TEXT,
         frontmatter TEXT,                 -- JSON object, or NULL
         frontmatter_error TEXT,
         frontmatter_error_line INTEGER,
-        body TEXT,                        -- unused: the body is derived from text and body_line
+        body TEXT,                        -- unused (NULL): the body is derived from text and body_line
         body_line INTEGER,                -- line of the file where the body starts (1-based)
         lang TEXT,
         slug TEXT,

@@ -73,9 +73,12 @@ def test_bad_files_are_captured_with_their_error(make_wiki):
     conn, report = _capture(config)
     rows = {r["path"]: r for r in conn.execute("SELECT * FROM captures")}
     assert len(rows) == len(files) and report.files == len(files)
-    assert rows["latin1.md"]["decode_error"].startswith("not UTF-8") and rows["latin1.md"]["text"] is None
+    assert rows["latin1.md"]["decode_error"].startswith("not UTF-8") and rows["latin1.md"]["raw"] == files["latin1.md"]
     assert "binary" in rows["binary.md"]["decode_error"]
-    assert rows["empty.md"]["text"] == "" and rows["empty.md"]["frontmatter"] is None
+    assert rows["empty.md"]["raw"] == b"" and rows["empty.md"]["frontmatter"] is None
+    texts = {a.path: a.text for a in load_articles(conn, current_capture_ids(conn))}  # decoded from the bytes
+    assert texts["latin1.md"] is None and texts["binary.md"] is None and texts["empty.md"] == ""
+    assert texts["plain.md"] == "# Just text\n" and all(row["text"] is None for row in rows.values())
     assert rows["plain.md"]["frontmatter"] is None and rows["plain.md"]["frontmatter_error"] is None
     assert "YAML" in rows["broken.md"]["frontmatter_error"] and rows["broken.md"]["frontmatter_error_line"] == 3
     assert "mapping" in rows["list.md"]["frontmatter_error"]
