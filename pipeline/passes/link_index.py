@@ -3,13 +3,14 @@
 Pure: built from the metadata results, the article paths and the redirects
 data; a page's heading ids are asked for (`headings_of`) only when a link
 names one of its headings, so building the index decodes no headings result.
-A page *group* is one page in all its languages (files that differ only by
-a language suffix, or that name each other with `paired_with`). Resolution tries, in order: path (`folder/target`, `.md`
-optional, `folder/` meaning the folder's `_index`), exact slug, normalized
-slug (case, spaces and underscores as hyphens), frontmatter aliases,
-redirects, titles. The first step that finds anything decides; more than one
-group at that step is an ambiguity. Within a group the page in the linking
-article's language wins, otherwise another language is a fallback.
+A page *group* is one page in all its languages (files that differ only by a
+language suffix, or that name each other with `paired_with`). Resolution
+tries, in order: path (`folder/target`, `.md` optional, `folder/` meaning the
+folder's `_index`), exact slug, normalized slug (case, spaces and underscores
+as hyphens), frontmatter aliases, redirects, titles. The first step that
+finds anything decides; more than one group at that step is an ambiguity.
+Within a group the page in the linking article's language wins, otherwise
+another language is a fallback.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import baseline  # noqa: E402
 import generate  # noqa: E402
+import preview  # noqa: E402
 import queue_throughput  # noqa: E402
 import run  # noqa: E402
 
@@ -53,3 +54,11 @@ def test_runner_times_a_baseline_checkout_side_by_side(tmp_path, capsys):
     assert (tmp_path / "n20" / "site-baseline" / "index.html").is_file()
     run.report(tools)
     assert "pipeline / baseline cold:" in capsys.readouterr().out
+
+
+def test_preview_times_the_reload_and_the_search_index(tmp_path):
+    (timing,) = preview.time_edits(tmp_path, 50, 1)
+    assert 0 < timing.reload <= timing.done
+    assert (tmp_path / "site" / "pagefind" / "pagefind-ui.js").is_file()
+    page = tmp_path / "site" / generate.path_of(7).removesuffix(".md") / "index.html"  # the edited article
+    assert "Edit number 0." in page.read_text(encoding="utf-8")

@@ -1,0 +1,82 @@
+"""Time the preview (`pipeline serve`) with search on: from an edit to the reload of open pages.
+
+    python benchmarks/preview.py [--articles 1000] [--edits 3] [--workdir DIR]
+
+It generates a wiki (benchmarks/generate.py), builds it once with its
+Pagefind index, then edits one article's body `--edits` times and runs the
+preview's rebuild (`pipeline.serve.Rebuilder`, what the watcher calls) after
+each, printing the seconds until the reload event and until the rebuild,
+search index included, is done. In process: no server, no browser. Never run
+by CI; a 50-article smoke run is part of the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import Shape, generate, path_of  # noqa: E402
+
+from pipeline.build import build  # noqa: E402
+from pipeline.config import Config  # noqa: E402
+from pipeline.serve import Rebuilder, Reloads  # noqa: E402
+
+
+@dataclass
+class Timing:
+    reload: float  # seconds from the start of the rebuild to the reload event
+    done: float  # ... to the end of the rebuild, the search index included
+
+
+class TimedReloads(Reloads):
+    """Reloads that note when the last one was published."""
+
+    published_at = 0.0
+
+    def publish(self) -> int:
+        self.published_at = time.perf_counter()
+        return super().publish()
+
+
+def time_edits(root: Path, articles: int, edits: int) -> list[Timing]:
+    """Build a generated wiki of `articles` with search, then time the preview's rebuild after each of `edits`."""
+    generate(root / "wiki", Shape(articles=articles))
+    config = Config(content_dir=root / "wiki", out_dir=root / "site", state_dir=root / "state", search=True)
+    build(config, site=True)
+    reloads = TimedReloads()
+    rebuilder = Rebuilder(lambda: config, lambda config, written: build(config, site=True, written=written), reloads)
+    target = config.content_dir / path_of(7)
+    timings = []
+    for edit in range(edits):
+        target.write_text(target.read_text(encoding="utf-8") + f"\nEdit number {edit}.\n", encoding="utf-8")
+        started = time.perf_counter()
+        if not rebuilder.rebuild():
+            raise RuntimeError("the preview's rebuild failed")
+        timings.append(Timing(reloads.published_at - started, time.perf_counter() - started))
+    return timings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=1000)
+    parser.add_argument("--edits", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, help="default: a temporary folder, removed afterwards")
+    args = parser.parse_args(argv)
+    root = args.workdir or Path(tempfile.mkdtemp(prefix="pipeline-preview-"))
+    try:
+        for timing in time_edits(root, args.articles, args.edits):
+            print(f"reload after {timing.reload:.2f} s; rebuild and search index done after {timing.done:.2f} s")
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
