@@ -24,7 +24,7 @@ from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import Digests, read_results
 from pipeline.errors import UserError
-from pipeline.site import SiteReport, site_intact
+from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
 from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
 from pipeline.store import open_store
@@ -158,7 +158,7 @@ def build(
         captured, intact = capture_beside_site_check(conn, config, count, check=site and reuse)
         stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
         last = load_last(config, kind) if reuse else None
-        if last and last.stamp == stamp and (not site or intact):
+        if last and last.stamp == stamp and (not site or (intact and not search_pending(config))):
             processed = ProcessReport(reused=last.jobs, diagnostics=last.diagnostics, skipped=True)
             rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
             return BuildReport(captured, processed, time.perf_counter() - started, rendered)

@@ -15,6 +15,7 @@ from pipeline.config import Config
 from pipeline.site.writer import in_output, previous_files
 
 MANIFEST = "site-manifest.json"
+SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
 
 
 @dataclass
@@ -35,6 +36,11 @@ class SiteReport:
 def normalize_base(url: str) -> str:
     url = (url or "/").strip()
     return url if url.endswith("/") else f"{url}/"
+
+
+def search_pending(config: Config) -> bool:
+    """The site has pages the search index does not have yet (its indexing failed or was stopped)."""
+    return config.search and (config.state_dir / SEARCH_PENDING).exists()
 
 
 def site_intact(config: Config) -> bool:

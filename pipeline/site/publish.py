@@ -7,14 +7,12 @@ from typing import Callable
 from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
-from pipeline.site import MANIFEST, SiteReport, normalize_base
+from pipeline.site import MANIFEST, SEARCH_PENDING, SiteReport, normalize_base
 from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
-
-SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was built
 
 
 def render_site(

@@ -56,12 +56,16 @@ def test_search_indexes_each_language_and_every_page_loads_the_local_ui(make_wik
     assert not again.site.indexed  # nothing changed: the index is not rebuilt
 
 
-def test_a_missing_pagefind_binary_is_one_warning_and_the_build_goes_on(make_wiki, monkeypatch):
+def test_a_missing_pagefind_is_one_warning_and_the_next_build_indexes(make_wiki, monkeypatch):
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
     config = make_wiki(SITE)
     report = build_site(config, search=True)
     assert len(report.site.warnings) == 1 and report.site.warnings[0].startswith("search index not built")
     assert (config.out_dir / "alpha" / "index.html").is_file()
+    monkeypatch.undo()
+    again = build_site(config, search=True)  # nothing changed since, but the index is still missing
+    assert again.site.indexed and again.site.warnings == []
+    assert build_site(config, search=True).process.skipped  # indexed now: nothing left to do
 
 
 @pytest.mark.parametrize("option", ["--out", "--base-url"])
