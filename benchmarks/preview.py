@@ -1,13 +1,14 @@
 """Time the preview (`pipeline serve`) with search on: from an edit to the reload of open pages.
 
-    python benchmarks/preview.py [--articles 1000] [--edits 3] [--workdir DIR]
+    python benchmarks/preview.py [--articles 1000] [--edits 3] [--workdir DIR] [--no-warm]
 
 It generates a wiki (benchmarks/generate.py), builds it once with its
 Pagefind index, then edits one article's body `--edits` times and runs the
 preview's rebuild (`pipeline.serve.Rebuilder`, what the watcher calls) after
 each, printing the seconds until the reload event and until the rebuild,
-search index included, is done. In process: no server, no browser. Never run
-by CI; a 50-article smoke run is part of the tests.
+search index included, is done. In process: no server, no browser. The
+rebuilds keep what the last one read (`Warm`), as `serve` does, unless
+`--no-warm`. Never run by CI; a 50-article smoke run is part of the tests.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import Shape, generate, path_of  # noqa: E402
 
-from pipeline.build import build  # noqa: E402
+from pipeline.build import Warm, build  # noqa: E402
 from pipeline.config import Config  # noqa: E402
 from pipeline.serve import Rebuilder, Reloads  # noqa: E402
 
@@ -44,13 +45,21 @@ class TimedReloads(Reloads):
         return super().publish()
 
 
-def time_edits(root: Path, articles: int, edits: int) -> list[Timing]:
-    """Build a generated wiki of `articles` with search, then time the preview's rebuild after each of `edits`."""
+def time_edits(root: Path, articles: int, edits: int, warm: bool = True) -> list[Timing]:
+    """Build a generated wiki of `articles` with search, then time the preview's rebuild after each of `edits`.
+
+    Without `warm`, each rebuild reads every capture and result from the store again.
+    """
     generate(root / "wiki", Shape(articles=articles))
     config = Config(content_dir=root / "wiki", out_dir=root / "site", state_dir=root / "state", search=True)
-    build(config, site=True)
     reloads = TimedReloads()
-    rebuilder = Rebuilder(lambda: config, lambda config, written: build(config, site=True, written=written), reloads)
+    kept = Warm() if warm else None  # as `pipeline serve` keeps it
+
+    def build_site(config: Config, written) -> None:
+        build(config, site=True, written=written, warm=kept)
+
+    build_site(config, lambda: None)  # the first build, as `serve` makes it before serving
+    rebuilder = Rebuilder(lambda: config, build_site, reloads)
     target = config.content_dir / path_of(7)
     timings = []
     for edit in range(edits):
@@ -67,10 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--articles", type=int, default=1000)
     parser.add_argument("--edits", type=int, default=3)
     parser.add_argument("--workdir", type=Path, help="default: a temporary folder, removed afterwards")
+    parser.add_argument("--no-warm", dest="warm", action="store_false", help="rebuild reading everything again")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="pipeline-preview-"))
     try:
-        for timing in time_edits(root, args.articles, args.edits):
+        for timing in time_edits(root, args.articles, args.edits, args.warm):
             print(f"reload after {timing.reload:.2f} s; rebuild and search index done after {timing.done:.2f} s")
     finally:
         if args.workdir is None:

@@ -19,7 +19,7 @@ from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect
 from pipeline.facts import Change, Facts, fact_sources, gather
 from pipeline.forks import fork_map
-from pipeline.passes.base import PassSpec, Wiki
+from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import Digests, read_results
@@ -27,7 +27,7 @@ from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
 from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
-from pipeline.store import open_store
+from pipeline.store import open_store, store_identity
 from pipeline.worker import WorkerReport, run_workers
 
 
@@ -43,6 +43,31 @@ class ProcessReport:
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
     diagnostics: list[Diagnostic] = field(default_factory=list)
     skipped: bool = False  # nothing the build reads had changed since the last complete one
+
+
+@dataclass
+class Warm:
+    """What a long-lived process (`serve`) keeps from one build to the next.
+
+    Captures and results never change once written, so what a build read by capture id or job
+    id is still true for the next build of the same store, which reads from SQLite only the
+    captures and results it has not seen. It holds what the last build used, nothing older.
+    """
+
+    store: tuple = ()  # `store_identity` of the database it was read from
+    articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
+    outputs: dict[int, tuple[str, str]] = field(default_factory=dict)  # job id -> (pass name, output JSON)
+
+    def open(self, conn: sqlite3.Connection) -> Warm:
+        """Itself, emptied first when `conn` is not the store it was read from."""
+        identity = store_identity(conn)
+        if identity != self.store:
+            self.store, self.articles, self.outputs = identity, {}, {}
+        return self
+
+    def keep(self, articles: list[Article], jobs: set[int]) -> None:
+        self.articles = {article.capture_id: article for article in articles}
+        self.outputs = {job: hit for job, hit in self.outputs.items() if job in jobs}
 
 
 @dataclass
@@ -81,17 +106,20 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
 
 def process(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT,
-    gathered: Facts | None = None,
+    gathered: Facts | None = None, warm: Warm | None = None,
 ) -> ProcessReport:
-    """Plan and drain every round for the current captures."""
+    """Plan and drain every round for the current captures (with `warm`, reading only what it lacks)."""
     report = ProcessReport()
     gathered = gathered or gather(conn, config.content_dir)
-    articles = load_articles(conn, gathered.capture_ids, text=False)  # selects read few texts: left in the store
+    known = warm.open(conn) if warm is not None else None
+    # Selects read few texts: they are left in the store.
+    articles = load_articles(conn, gathered.capture_ids, text=False, known=known and known.articles)
     settle()
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     paths = {article.capture_id: article.path for article in articles}
+    used: set[int] = set()
     for round_specs in rounds(specs):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
@@ -105,11 +133,15 @@ def process(
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         report.work.add(run_workers(config, specs, count))
         progress.advance(len(plan.created))
-        wiki.results.update(load_results(conn, plan, digests, {spec.name: spec.lazy_fields for spec in round_specs}))
+        lazy = {spec.name: spec.lazy_fields for spec in round_specs}
+        wiki.results.update(load_results(conn, plan, digests, lazy, known and known.outputs))
+        used.update(plan.jobs.values())
         settle()
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     report.diagnostics = collect(wiki, report.problems, report.failures)
+    if known is not None:
+        known.keep(articles, used)
     return report
 
 
@@ -141,13 +173,14 @@ def render(
 
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
-    written: Callable[[], None] = lambda: None,
+    written: Callable[[], None] = lambda: None, warm: Warm | None = None,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
     When nothing the build reads changed since the last complete build of the
     same kind, planning, work and rendering are skipped (`reuse=False` forces them).
     `written` is called once the site's pages are in place, before its search index is rebuilt.
+    `warm`, kept by a long-lived process from build to build, saves reading again what it read.
     """
     started = time.perf_counter()
     specs = passes_for(config)
@@ -164,7 +197,7 @@ def build(
             return BuildReport(captured, processed, time.perf_counter() - started, rendered)
         save_last(config, kind, None)
         gathered = gather(conn, config.content_dir, captured.current)
-        processed = process(conn, config, specs, count, progress, gathered)
+        processed = process(conn, config, specs, count, progress, gathered, warm)
         rendered = None
         if site:
             rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact, written)

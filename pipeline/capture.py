@@ -95,18 +95,27 @@ ARTICLE_COLUMNS = """id, path, sha256, size, decode_error, frontmatter, frontmat
     frontmatter_error_line, body_line, lang, slug"""
 
 
-def load_articles(conn: sqlite3.Connection, ids: list[int], *, text: bool = True) -> list[Article]:
-    """The captures `ids` as Articles, in the order given; without `text`, as StoredArticles."""
-    found: dict[int, Article] = {}
+def load_articles(
+    conn: sqlite3.Connection, ids: list[int], *, text: bool = True, known: dict[int, Article] | None = None
+) -> list[Article]:
+    """The captures `ids` as Articles, in the order given; without `text`, as StoredArticles.
+
+    `known` (capture id -> Article of the same kind, from this store) is used instead of reading
+    those captures again, and gets the ones read: a capture never changes.
+    """
+    found: dict[int, Article] = {} if known is None else {i: known[i] for i in ids if i in known}
+    missing = [i for i in ids if i not in found]
     db = db_path(conn)
     columns = f"{ARTICLE_COLUMNS}, raw" if text else ARTICLE_COLUMNS
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
+    for start in range(0, len(missing), 500):
+        chunk = missing[start : start + 500]
         marks = ",".join("?" * len(chunk))
         rows = plain_rows(conn).execute(f"SELECT {columns} FROM captures WHERE id IN ({marks})", chunk)
         for row in rows:
             fields = _fields(row)
             found[row[0]] = Article(text=decode(row[11])[0], **fields) if text else StoredArticle.of(fields, db)
+    if known is not None:
+        known.update(found)
     return [found[i] for i in ids if i in found]
 
 

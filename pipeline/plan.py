@@ -197,7 +197,8 @@ def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec], rows: list[t
 
 
 def load_results(
-    conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None, lazy: dict[str, tuple[str, ...]] | None = None
+    conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None,
+    lazy: dict[str, tuple[str, ...]] | None = None, known: dict[int, tuple[str, str]] | None = None,
 ) -> dict[str, StoredOutputs]:
     """pass name -> capture id -> output, for the jobs of `plan` that have a result (decoded when read).
 
@@ -205,26 +206,35 @@ def load_results(
     The `lazy` fields of a pass (pass name -> fields) are stored beside the output and stay in
     the store: the output holds a `StoredField` for each, read when used. The digest of an
     output without its lazy fields covers them by the job id (a job's result never changes).
+    `known` (job id -> (pass name, output JSON), from this store) is used instead of reading
+    those results again, and gets the ones read.
     """
     digests = {} if digests is None else digests
     lazy = {name: fields for name, fields in (lazy or {}).items() if fields}
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
     db = db_path(conn)
     results = {name: StoredOutputs(db, lazy.get(name, ())) for name in {name for _, name in plan.jobs}}
-    ids = list(by_job)
+    rows = _result_rows(conn, [job_id for job_id in by_job if known is None or job_id not in known])
+    if known is not None:
+        known.update((job_id, (name, output)) for job_id, name, output in rows)
+        rows = ((job_id, *known[job_id]) for job_id in by_job if job_id in known)  # a failed job has none
+    for job_id, name, output in rows:
+        capture_id = by_job[job_id][0]
+        results[name].add(capture_id, job_id, output)
+        if name in digests:
+            digested = f"{job_id}|{output}" if name in lazy else output
+            digests[name][capture_id] = hashlib.sha256(digested.encode()).hexdigest()
+    return {name: outputs for name, outputs in results.items() if outputs}
+
+
+def _result_rows(conn: sqlite3.Connection, ids: list[int]):
+    """(job id, pass name, output JSON) of the jobs `ids` that have a result, read as iterated."""
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        rows = conn.execute(
+        yield from conn.execute(
             f"SELECT job_id, pass_name, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})",
             chunk,
         )
-        for job_id, name, output in rows:
-            capture_id = by_job[job_id][0]
-            results[name].add(capture_id, job_id, output)
-            if name in digests:
-                digested = f"{job_id}|{output}" if name in lazy else output
-                digests[name][capture_id] = hashlib.sha256(digested.encode()).hexdigest()
-    return {name: outputs for name, outputs in results.items() if outputs}
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:

@@ -215,6 +215,14 @@ def db_path(conn: sqlite3.Connection) -> str:
     return conn.execute("PRAGMA database_list").fetchone()[2]
 
 
+def store_identity(conn: sqlite3.Connection) -> tuple:
+    """What tells this database from another at the same path: its file, and when its first capture
+    was made (a state folder deleted and built anew numbers its captures and jobs from 1 again)."""
+    path = db_path(conn)
+    first = conn.execute("SELECT id, captured_at FROM captures ORDER BY id LIMIT 1").fetchone()
+    return (path, os.stat(path).st_ino, tuple(first) if first else None)
+
+
 def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
     """A cursor giving tuples: reading every row of a big wiki, sqlite3.Row costs more than the query."""
     cursor = conn.cursor()

@@ -1,8 +1,12 @@
 """The build script: what it leaves behind in the process that ran it."""
 
 import gc
+import shutil
 
-from pipeline.build import build
+from conftest import folder_hashes
+from pipeline import plan
+from pipeline.build import Warm, build
+from pipeline.store import open_store
 
 
 def test_a_build_hands_what_it_froze_back_to_the_garbage_collector(make_wiki):
@@ -11,3 +15,56 @@ def test_a_build_hands_what_it_froze_back_to_the_garbage_collector(make_wiki):
     report = build(config, workers=1, site=True)
     assert report.process.wiki.results["html"]  # the build did load results (and froze them)
     assert gc.get_freeze_count() == before
+
+
+WIKI = {
+    "a.md": "---\ntitle: Alpha\npaired_with: a.es.md\n---\nSee [[b]] and Gamma.\n",
+    "a.es.md": "---\ntitle: Alfa\npaired_with: a.md\n---\nVer [[b]].\n",
+    "b.md": "---\ntitle: Beta\n---\nBack to [[a]], on to [[missing]].\n",
+    "c.md": "---\ntitle: Gamma\n---\n## Part\n\nText.\n",
+}
+
+
+def _outputs(report):
+    paths = {a.capture_id: a.path for a in report.process.wiki.articles}
+    results = report.process.wiki.results
+    return {(paths[c], name): output for name, by_id in results.items() for c, output in by_id.items()}
+
+
+def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_wiki, monkeypatch):
+    config = make_wiki(WIKI, search=False)
+    warm = Warm()
+    first = build(config, workers=1, site=True, warm=warm)
+    jobs = job_ids(config)
+    (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
+    read = []
+    rows = plan._result_rows
+    monkeypatch.setattr(plan, "_result_rows", lambda conn, ids: read.extend(ids) or rows(conn, ids))
+    second = build(config, workers=1, site=True, warm=warm)
+    assert read and set(read) == job_ids(config) - jobs  # only the results of the jobs the edit created
+    kept = {a.path: a for a in first.process.wiki.articles}
+    articles = second.process.wiki.articles
+    assert [a is kept[a.path] for a in articles] == [a.path != "c.md" for a in articles]  # the edited one is read
+    before = folder_hashes(config.out_dir)
+    again = build(config, workers=1, site=True, reuse=False)  # the same build, reading everything
+    assert _outputs(again) == _outputs(second) and again.process.diagnostics == second.process.diagnostics
+    assert folder_hashes(config.out_dir) == before
+
+
+def job_ids(config) -> set[int]:
+    conn = open_store(config.state_db)
+    ids = {row[0] for row in conn.execute("SELECT id FROM processing_jobs")}
+    conn.close()
+    return ids
+
+
+def test_a_warm_build_forgets_a_store_made_anew(make_wiki):
+    config = make_wiki(WIKI, search=False)
+    warm = Warm()
+    build(config, workers=1, site=True, warm=warm)
+    shutil.rmtree(config.state_dir)  # the next store numbers its captures and jobs from 1 again
+    (config.content_dir / "a.es.md").unlink()
+    (config.content_dir / "a.md").write_text("---\ntitle: Alpha\n---\nNow alone.\n")
+    warmed = build(config, workers=1, site=True, warm=warm)
+    shutil.rmtree(config.state_dir)
+    assert _outputs(build(config, workers=1, site=True)) == _outputs(warmed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pipeline.build import build
+from pipeline.build import Warm, build
 from pipeline.commands.build import add_build_options, summary_line
 from pipeline.commands.check import report_diagnostics
 from pipeline.commands.options import config_from
@@ -24,8 +24,12 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    warm = Warm()  # what one build read, for the next: the preview rebuilds in this process
+
     def build_site(config, written) -> None:
-        report = build(config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written)
+        report = build(
+            config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, warm=warm
+        )  # fmt: skip
         report_diagnostics(args, config, report.process)
         for line in report.site.conflicts + report.site.warnings:
             print(f"pipeline: warning: {line}", file=sys.stderr)
