@@ -44,7 +44,7 @@ class LinkIndex:
     """Lookup tables from link targets to page groups; `resolve` memoizes its answers."""
 
     default_language: str
-    headings_of: Callable[[str], list[str]] = lambda path: []  # path -> the page's heading ids
+    headings_of: Callable[[str], list[str]]  # path -> the page's heading ids, asked for link targets only
     groups: dict[str, list[Page]] = field(default_factory=dict)
     tables: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
@@ -172,13 +172,10 @@ def group_key(path: str) -> str:
 
 
 def build_index(
-    records: list[dict], redirects, default_language: str, headings_of: Callable[[str], list[str]] | None = None
+    records: list[dict], redirects, default_language: str, headings_of: Callable[[str], list[str]]
 ) -> LinkIndex:
-    """An index of `records` ({path, slug, title, aliases, lang, paired_with}); `headings_of(path)` gives
-    a page's heading ids (by default, from a `headings` entry of its record)."""
-    if headings_of is None:
-        by_path = {record["path"]: record.get("headings", []) for record in records}
-        headings_of = by_path.__getitem__
+    """An index of `records` ({path, slug, title, aliases, lang, paired_with}); `headings_of(path)`
+    gives a page's heading ids."""
     index = LinkIndex(default_language=default_language, headings_of=headings_of)
     groups = {record["path"]: group_key(record["path"]) for record in records}
     for record in records:  # `paired_with: other.md` joins the other file's group

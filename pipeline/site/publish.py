@@ -7,7 +7,7 @@ from typing import Callable
 from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
-from pipeline.site import MANIFEST, SEARCH_PENDING, SiteReport, normalize_base
+from pipeline.site import MANIFEST, SEARCH_PENDING, SiteReport, normalize_base, search_pending
 from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
@@ -44,7 +44,7 @@ def render_site(
     if config.search and (files.written or files.removed):
         pending.touch()  # until the index is rebuilt: a build stopped while indexing leaves it to the next
     written()
-    if config.search and (pending.exists() or not has_index(config.out_dir)):
+    if search_pending(config) or (config.search and not has_index(config.out_dir)):
         warning = index_site(config.out_dir)
         report.indexed = warning is None
         report.warnings += [warning] if warning else []
