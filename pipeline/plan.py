@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
-from pipeline.plan_memo import Digests, load_memo, own_of, save_memo, world_of
+from pipeline.plan_memo import Digests, load_kept, load_memo, own_of, save_kept, save_memo, world_of
 from pipeline.results import StoredOutputs
 from pipeline.store import db_path, write
 
@@ -89,7 +89,13 @@ def plan_round(
         # Article-major order: a worker's batch then holds several passes of one article,
         # so a parse cached in the worker process serves all of them.
         todo = [(a, spec) for a in articles for spec in specs if (a.capture_id, spec.name) not in lent.jobs]
+        selected = {spec.name for _, spec in todo}
+        selecting = [spec for spec in specs if spec.keeps and spec.name in selected]
+        kept = _lend_kept(conn, selecting, lent, wiki)
         rows, blobs = _slices(todo, wiki, workers)
+        for spec in selecting:
+            built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in kept[spec.name]}
+            save_kept(conn, spec, lent.worlds[spec.name][0], built)
         existing = _existing_jobs(conn, specs, rows)
         missing = [row for row in rows if row[:4] not in existing]
         # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
@@ -140,6 +146,15 @@ def _lend(conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Articl
             if hit is not None and hit[0] == own:
                 lent.jobs[key] = hit[1]
     return lent
+
+
+def _lend_kept(conn: sqlite3.Connection, specs: list[PassSpec], lent: _Lent, wiki: Wiki) -> dict[str, dict]:
+    """Hand the wiki the KEEP memos of `specs` kept in their current worlds; pass -> the keys lent."""
+    kept = {}
+    for spec in specs:
+        kept[spec.name] = load_kept(conn, spec, lent.worlds[spec.name][0])
+        wiki.lend(kept[spec.name])
+    return kept
 
 
 def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict]:

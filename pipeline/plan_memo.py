@@ -25,13 +25,21 @@ only. Results are digested by path, not capture: an edit that leaves an
 article's title alone leaves the title index, and every slice built from
 it, alone. A pass without `READS` reads everything; one without `select`
 reads only its capture.
+
+The indexes a pass's selects build from its world alone (its `KEEP` memo
+keys) are kept too, with the world and the code that built them: the one
+select an edit calls then loads the link index instead of building it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import pickle
 import sqlite3
+import sys
+from pathlib import Path
 
+import pipeline
 from pipeline import jsonio
 from pipeline.passes.base import WIKI_PARTS, Article, PassSpec, Wiki
 
@@ -122,3 +130,47 @@ def save_memo(
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
         conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
     conn.executemany("INSERT OR REPLACE INTO plan_memo VALUES (?, ?, ?, ?, ?)", [(*key, *entry) for entry in entries])
+
+
+def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:
+    """memo key -> value of the KEEP memos `spec` built in `world`, by this code (else nothing)."""
+    rows = conn.execute(
+        "SELECT key, value FROM kept_memos WHERE pass_name = ? AND pass_version = ? AND world = ?",
+        (spec.name, spec.version, _kept_world(spec, world)),
+    )
+    kept = {}
+    for key, value in rows:
+        try:
+            kept[key] = pickle.loads(value)
+        except Exception:  # a cache: what does not load is built again
+            continue
+    return {key: value for key, value in kept.items() if key in spec.keeps}
+
+
+def save_kept(conn: sqlite3.Connection, spec: PassSpec, world: str, values: dict) -> None:
+    """Keep `values` (memo key -> value built in `world`) in place of those of another world."""
+    stamp = _kept_world(spec, world)
+    conn.executemany(
+        "INSERT OR REPLACE INTO kept_memos VALUES (?, ?, ?, ?, ?)",
+        [(spec.name, spec.version, key, stamp, pickle.dumps(value, protocol=5)) for key, value in values.items()],
+    )
+
+
+def _kept_world(spec: PassSpec, world: str) -> str:
+    # A value pickled by other code may unpickle into an object this code misreads: the code is part of its world.
+    return _sha(f"{world}|{code_digest(spec.module)}")
+
+
+_CODE: dict[str, str] = {}
+
+
+def code_digest(module: str) -> str:
+    """sha256 of the source of the pipeline package and of `module` (a pass from elsewhere)."""
+    if module not in _CODE:
+        files = sorted(Path(pipeline.__file__).parent.rglob("*.py"))
+        own = getattr(sys.modules.get(module), "__file__", None)
+        digest = hashlib.sha256()
+        for file in files + ([Path(own)] if own else []):
+            digest.update(file.read_bytes())
+        _CODE[module] = digest.hexdigest()
+    return _CODE[module]

@@ -205,8 +205,21 @@ SCHEMA_V5 = (
     + _immutable("result_fields")
 )
 
+# v6: what a pass's selects build from its world alone (its KEEP memos: the link index), kept with
+# the world they were built in, so that a build in the same world loads them. A cache, like plan_memo.
+SCHEMA_V6 = """
+    CREATE TABLE kept_memos (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        key TEXT NOT NULL,                -- the key the pass memoizes it under (`Wiki.memo`)
+        world TEXT NOT NULL,              -- digest of the pass's world and of the code that built it
+        value BLOB NOT NULL,              -- pickled
+        PRIMARY KEY (pass_name, pass_version, key)
+    );
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5)
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

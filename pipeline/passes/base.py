@@ -22,6 +22,9 @@ A pass module declares:
   reads (see `pipeline/plan_memo.py`), so that planning after an edit calls
   `select` only where something it reads changed. Without them, any change
   to the content replans the pass everywhere.
+- optionally `KEEP`: keys of `wiki.memo` values (indexes) that its selects
+  build from what READS names alone, and that pickle: a build whose world is
+  the one a value was built in loads it instead of building it again.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class Wiki:
     the last commit touching it) and `history` (path -> [(captured_at,
     sha256), ...], oldest first). `memo` lets a pass build an index once per
     plan instead of once per article; `forget` drops those indexes when the
-    round that needed them is planned.
+    round that needed them is planned; `lend` and `memos` let the planner
+    hand in, and take out, those a pass KEEPs between builds.
     """
 
     options: dict[str, Any]
@@ -105,6 +109,12 @@ class Wiki:
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]
+
+    def lend(self, values: dict[str, Any]) -> None:
+        self._memo.update(values)
+
+    def memos(self, keys) -> dict[str, Any]:
+        return {key: self._memo[key] for key in keys if key in self._memo}
 
     def forget(self) -> None:
         self._memo.clear()
@@ -133,3 +143,4 @@ class PassSpec:
     reads: tuple | None = None  # READS: names (or functions of the wiki) of what select reads across it; None: all
     reads_own: tuple = ()  # READS_OWN: passes (or functions of article and wiki) select reads for the article only
     lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big fields no select reads itself, left in the store until used
+    keeps: tuple[str, ...] = ()  # KEEP: memo keys of values built from READS alone, kept between builds

@@ -44,12 +44,16 @@ class LinkIndex:
     """Lookup tables from link targets to page groups; `resolve` memoizes its answers."""
 
     default_language: str
-    headings_of: Callable[[str], list[str]]  # path -> the page's heading ids, asked for link targets only
+    headings_of: Callable[[str], list[str]] | None  # path -> the page's heading ids, asked for link targets only
     groups: dict[str, list[Page]] = field(default_factory=dict)
     tables: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
     files: dict[str, Page] = field(default_factory=dict)
     memo: dict[tuple, dict] = field(default_factory=dict)
+
+    def __getstate__(self) -> dict:
+        """Pickled (kept between builds) without what belongs to one build: its heading reader and answers."""
+        return {**self.__dict__, "headings_of": None, "memo": {}}
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)

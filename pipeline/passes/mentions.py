@@ -34,6 +34,7 @@ VERSION = 1
 CONTRACT_VERSION = 1
 NEEDS = ("metadata",)
 READS = ("options", "metadata")  # the title and alias index of every article
+KEEP = (f"{NAME}.indexes",)
 SUGGESTION_SCHEMA = {
     "type": "object",
     "required": ["target_slug", "target_path", "target_url", "mention", "line", "col", "end_col", "replacement"],

@@ -88,7 +88,17 @@ def spec_of(module: ModuleType) -> PassSpec:
         reads=reads,
         reads_own=reads_own,
         lazy_fields=_names(module, "LAZY_FIELDS", where),
+        keeps=_keeps(module, where),
     )
+
+
+def _keeps(module: ModuleType, where: str) -> tuple[str, ...]:
+    value = getattr(module, "KEEP", ())
+    if isinstance(value, str) or not all(isinstance(item, str) and item for item in value):
+        raise PassLoadError(f"pass module {where}: KEEP must be a tuple of memo keys")
+    if value and getattr(module, "READS", None) is None:
+        raise PassLoadError(f"pass module {where}: KEEP needs READS (what the kept values are built from)")
+    return tuple(value)
 
 
 def _names(module: ModuleType, attribute: str, where: str) -> tuple[str, ...]:

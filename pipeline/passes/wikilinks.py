@@ -21,6 +21,7 @@ change elsewhere in the wiki re-runs only the articles whose links it changes.
 from __future__ import annotations
 
 import posixpath
+from typing import Callable
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
@@ -35,6 +36,7 @@ CONTRACT_VERSION = 1
 NEEDS = ("metadata", "headings", "links")
 READS = ("options", "data", "metadata", "headings")  # the link index (titles, headings, redirects)
 READS_OWN = ("links",)
+KEEP = ("wikilinks.index",)  # built from metadata, data and options; headings are read through this build
 STATUSES = ("ok", "fallback", "broken", "ambiguous", "self")
 REWRITE_STEPS = ("normalized", "alias", "redirect", "title")
 RESOLVED_SCHEMA = {
@@ -62,22 +64,23 @@ CONTRACT = {
 
 
 def index_of(wiki: Wiki) -> LinkIndex:
-    return wiki.memo("wikilinks.index", lambda: _build(wiki))
+    index = wiki.memo("wikilinks.index", lambda: _build(wiki))
+    if index.headings_of is None:  # kept from a build in the same world (KEEP): it reads this build's headings
+        index.headings_of = _headings_reader(wiki)
+    return index
 
 
 def _build(wiki: Wiki) -> LinkIndex:
-    metadata, headings = wiki.results.get("metadata", {}), wiki.results.get("headings", {})
-    records, captures = [], {}
-    for article in wiki.articles:
-        meta = metadata.get(article.capture_id)
-        if meta is not None:
-            records.append({**meta, "path": article.path})
-            captures[article.path] = article.capture_id
+    metadata = wiki.results.get("metadata", {})
+    records = [{**metadata[a.capture_id], "path": a.path} for a in wiki.articles if a.capture_id in metadata]
+    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], _headings_reader(wiki))
 
-    def headings_of(path: str) -> list[str]:  # read for link targets only: most selects name a heading of none
-        return [h["id"] for h in headings.get(captures[path], {}).get("headings", [])]
 
-    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], headings_of)
+def _headings_reader(wiki: Wiki) -> Callable[[str], list[str]]:
+    """path -> heading ids: read for link targets only, as most selects name a heading of none."""
+    headings = wiki.results.get("headings", {})
+    captures = {article.path: article.capture_id for article in wiki.articles}
+    return lambda path: [h["id"] for h in headings.get(captures[path], {}).get("headings", [])]
 
 
 def select(article: Article, wiki: Wiki) -> dict:

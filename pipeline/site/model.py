@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Callable
 
 from pipeline.facts import Change
 from pipeline.passes.base import Article, Wiki
@@ -17,8 +18,30 @@ from pipeline.urls import article_url, history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
-PAGE_READS = ("metadata", "pairing", "citations", "html")
 LINKED = ("ok", "fallback")
+
+
+class PageBody:
+    """What an article page shows of its own html and citations results, decoded when it is rendered.
+
+    An edit build renders a handful of pages and digests the rest: a body that comes from stored
+    results is digested as the ids of their jobs (a job's result never changes), so the
+    results of a page that is not rendered again are never decoded.
+    """
+
+    __slots__ = ("identity", "_read", "_value")
+
+    def __init__(self, identity, read: Callable[[], dict]) -> None:
+        self.identity, self._read, self._value = identity, read, None
+
+    @property
+    def value(self) -> dict:
+        if self._value is None:
+            self._value = self._read()
+        return self._value
+
+    def as_json(self):
+        return self.identity
 
 
 @dataclass(frozen=True)
@@ -38,10 +61,7 @@ class ArticlePage:
     url: str
     title: str
     short_description: str | None
-    html: str  # or a StoredField, read when the page is rendered
-    references_html: str
-    toc: list[dict]
-    further_reading: list[dict]  # references never cited in the text
+    body: PageBody  # html, references_html, toc, further_reading: read when the page is rendered
     backlinks: list[Link]
     aliases: list[str]
     category_names: list[str]  # as the article names them; pages.py resolves them
@@ -57,6 +77,22 @@ class ArticlePage:
     @property
     def history_url(self) -> str:
         return history_url(self.url)
+
+    @property
+    def html(self):  # a str, or a StoredField read when the template writes it
+        return self.body.value["html"]
+
+    @property
+    def references_html(self) -> str:
+        return self.body.value["references_html"]
+
+    @property
+    def toc(self) -> list[dict]:
+        return self.body.value["toc"]
+
+    @property
+    def further_reading(self) -> list[dict]:  # references never cited in the text
+        return self.body.value["further_reading"]
 
 
 @dataclass
@@ -99,20 +135,16 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
 
 
 def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: list[Link], seen: str | None):
-    # Decoded: only what the page shows (a wikilinks output, the biggest, is not read here).
-    results = {name: wiki.results.get(name, {}).get(article.capture_id) for name in PAGE_READS}
-    meta, pairing = results["metadata"], results["pairing"] or {}
+    # Decoded: only what every page needs of it (its body is decoded if it is rendered).
+    meta = wiki.results["metadata"][article.capture_id]
+    pairing = wiki.results.get("pairing", {}).get(article.capture_id) or {}
     default = wiki.options["default_language"]
-    html = results["html"] or fallback_html(article, wiki.options)
     git_time = (wiki.facts.get("git_times") or {}).get(article.path)
-    references = (results["citations"] or {}).get("references", [])
     return ArticlePage(
         path=article.path, capture_id=article.capture_id, lang=meta["lang"],
         url=article_url(article.path, meta["slug"], meta["lang"], default), title=meta["title"],
-        short_description=meta.get("short_description"), html=html["html"],
-        references_html=html.get("references_html", ""), toc=html.get("toc", []),
-        further_reading=[ref for ref in references if not ref["cited"] and ref["source"] != "list"],
-        backlinks=backlinks, aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
+        short_description=meta.get("short_description"), body=page_body(article, wiki), backlinks=backlinks,
+        aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
         pair_paths=[t["path"] for t in pairing.get("translations", [])],
         outdated=pairing.get("outdated"), updated=iso_time(git_time) if git_time else seen,
         capture=article.sha256, passes=_passes(article, wiki, versions),
@@ -123,6 +155,32 @@ def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: lis
 def _passes(article: Article, wiki: Wiki, versions: dict[str, int]) -> list[tuple[str, int]]:
     """(pass, version) of each result the page shows, found without decoding any."""
     return [(name, versions[name]) for name in PAGE_PASSES if article.capture_id in wiki.results.get(name, {})]
+
+
+def page_body(article: Article, wiki: Wiki) -> PageBody:
+    """The body of an article's page, named by its html and citations results (see `_identity`)."""
+    html, citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
+
+    def read() -> dict:
+        output = html.get(article.capture_id) or fallback_html(article, wiki.options)
+        references = (citations.get(article.capture_id) or {}).get("references", [])
+        return {
+            "html": output["html"], "references_html": output.get("references_html", ""), "toc": output.get("toc", []),
+            "further_reading": [ref for ref in references if not ref["cited"] and ref["source"] != "list"],
+        }  # fmt: skip
+
+    if article.capture_id not in html:  # its html job failed: the body is rendered here, from the source
+        body = read()
+        return PageBody(body, lambda: body)
+    return PageBody([_identity(html, article.capture_id), _identity(citations, article.capture_id)], read)
+
+
+def _identity(outputs, capture_id: int):
+    """A result as a digest may name it: its store and job when it is stored, else itself (None: absent)."""
+    if capture_id not in outputs:
+        return None
+    encoded = getattr(outputs, "encoded", None)
+    return [outputs.db, encoded[capture_id][0]] if encoded is not None else outputs[capture_id]
 
 
 def fallback_html(article: Article, options: dict) -> dict:

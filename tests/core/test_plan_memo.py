@@ -8,7 +8,8 @@ already there (nothing new to create) and give the same results.
 import pytest
 
 from pipeline.build import build
-from pipeline.passes import pairing, wikilinks
+from pipeline import plan_memo
+from pipeline.passes import mentions, pairing, wikilinks
 from pipeline.store import open_store
 
 FILES = {
@@ -47,6 +48,7 @@ def _forget_plans(config):
     with conn:
         conn.execute("DELETE FROM plan_memo")
         conn.execute("DELETE FROM plan_worlds")
+        conn.execute("DELETE FROM kept_memos")
     conn.close()
 
 
@@ -108,3 +110,24 @@ def test_a_source_edit_selects_pairing_again_only_for_it_and_its_translations(ma
 
 def _capture_of(report, path):
     return next(a.capture_id for a in report.process.wiki.articles if a.path == path)
+
+
+def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_them(make_wiki, monkeypatch):
+    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 5}#part]]. Page 2.\n\n## Part\n" for i in range(5)})
+    build(config, workers=1)
+    built = []
+    for module, name in ((wikilinks, "_build"), (mentions, "_indexes")):
+        monkeypatch.setattr(module, name, lambda wiki, make=getattr(module, name), name=name: built.append(name) or make(wiki))
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\nSee [[p4#part]], Page 2 again.\n\n## Part\n")
+    report = build(config, workers=1)
+    assert built == []
+    links = report.process.wiki.results["wikilinks"][_capture_of(report, "p3.md")]["links"]
+    assert [(link["target_path"], link["anchor"]) for link in links] == [("p4.md", "ok")]  # headings read anew
+    (config.content_dir / "p4.md").write_text("---\ntitle: Page Four\n---\nSee [[p0]].\n")  # a title: another world
+    build(config, workers=1)
+    assert built == ["_build", "_indexes"]
+    built.clear()
+    monkeypatch.setattr(plan_memo, "_CODE", {module: "other code" for module in plan_memo._CODE})
+    (config.content_dir / "p1.md").write_text("---\ntitle: Page 1\n---\nSee [[p2]].\n")
+    build(config, workers=1)
+    assert built == ["_build", "_indexes"]  # kept by other code: not trusted

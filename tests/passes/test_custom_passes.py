@@ -67,3 +67,11 @@ def test_reads_default_to_everything_and_are_checked_against_needs():
                 {"READS_OWN": ("sources",)}):  # fmt: skip
         with pytest.raises(PassLoadError, match="READS"):
             spec_of(_module(**bad))
+
+
+def test_kept_memos_are_named_and_need_reads():
+    assert spec_of(_module(READS=("options",), KEEP=("example.index",))).keeps == ("example.index",)
+    assert spec_of(_module()).keeps == ()
+    for bad, message in (({"KEEP": ("example.index",)}, "KEEP needs READS"), ({"READS": (), "KEEP": "x"}, "tuple")):
+        with pytest.raises(PassLoadError, match=message):
+            spec_of(_module(**bad))

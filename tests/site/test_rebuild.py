@@ -64,3 +64,32 @@ def test_another_output_folder_never_loses_files_to_an_old_manifest(site, tmp_pa
     (other.out_dir / "keep" / "index.html").write_text("mine", encoding="utf-8")
     report = build_site(other)
     assert report.site.removed == [] and (other.out_dir / "keep" / "index.html").read_text() == "mine"
+
+
+
+def test_an_edit_build_reads_the_body_of_the_pages_it_renders_only(site, monkeypatch):
+    from pipeline.site import model
+
+    config, _ = site
+    bodies = []
+    page_body = model.page_body
+
+    def counting(article, wiki):
+        body = page_body(article, wiki)
+        body._read = lambda read_body=body._read: bodies.append(article.path) or read_body()
+        return body
+
+    monkeypatch.setattr(model, "page_body", counting)
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Read me."), encoding="utf-8")
+    report = build_site(config)
+    assert bodies == ["beta.md"]  # the other pages' digests name their bodies by the jobs they come from
+    assert "beta/index.html" in report.site.written and "Read me." in read(config.out_dir, "beta/index.html")
+
+
+def test_a_page_whose_source_did_not_change_is_rendered_again_when_its_html_did(site):
+    config, _ = site
+    assert 'class="new"' in read(config.out_dir, "alpha/index.html")
+    (config.content_dir / "missing-page.md").write_text("---\ntitle: Missing page\n---\n\nHere now.\n", encoding="utf-8")
+    report = build_site(config)
+    assert "alpha/index.html" in report.site.written  # its html job ran again: the red link resolves now
+    assert 'href="/missing-page/"' in read(config.out_dir, "alpha/index.html")
