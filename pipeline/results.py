@@ -116,6 +116,9 @@ class StoredOutputs(Mapping):
     def __contains__(self, capture_id) -> bool:
         return capture_id in self.encoded  # without decoding
 
+    def keys(self):
+        return self.encoded.keys()  # whose `in` needs no call back into Python
+
     def mentioning(self, text: str) -> list[int]:
         """The capture ids whose output's JSON contains `text`, found without decoding any."""
         return [capture_id for capture_id, (_, output) in self.encoded.items() if text in output]

@@ -118,12 +118,17 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
 def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Model:
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
-    articles = [a for a in wiki.articles if a.capture_id in metadata]
-    backlinks, broken = _links(wiki, articles)
+    metas = {a.capture_id: metadata[a.capture_id] for a in wiki.articles if a.capture_id in metadata}  # decoded once
+    articles = [a for a in wiki.articles if a.capture_id in metas]
+    backlinks, broken = _links(wiki, articles, metas)
     last_seen = {change.path: change.time for change in log}
+    # Which results each page shows, looked up without decoding any (a StoredOutputs' keys are its dict's).
+    shown = [(name, versions[name], wiki.results[name].keys()) for name in PAGE_PASSES if name in wiki.results]
     pages, taken, conflicts = [], {}, []
     for article in sorted(articles, key=lambda a: a.path):
-        page = _page(article, wiki, versions, backlinks.get(article.path, []), last_seen.get(article.path))
+        passes = [(name, version) for name, version, present in shown if article.capture_id in present]
+        page = _page(article, metas[article.capture_id], wiki, passes, backlinks.get(article.path, []),
+                     last_seen.get(article.path))  # fmt: skip
         if page.url in taken:
             conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
             continue
@@ -134,9 +139,9 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
     return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
 
 
-def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: list[Link], seen: str | None):
-    # Decoded: only what every page needs of it (its body is decoded if it is rendered).
-    meta = wiki.results["metadata"][article.capture_id]
+def _page(article: Article, meta: dict, wiki: Wiki, passes: list, backlinks: list[Link], seen: str | None):
+    """`passes`: (pass, version) of each result the page shows. Decoded here: only what every
+    page needs (its body is decoded if it is rendered)."""
     pairing = wiki.results.get("pairing", {}).get(article.capture_id) or {}
     default = wiki.options["default_language"]
     git_time = (wiki.facts.get("git_times") or {}).get(article.path)
@@ -147,14 +152,8 @@ def _page(article: Article, wiki: Wiki, versions: dict[str, int], backlinks: lis
         aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
         pair_paths=[t["path"] for t in pairing.get("translations", [])],
         outdated=pairing.get("outdated"), updated=iso_time(git_time) if git_time else seen,
-        capture=article.sha256, passes=_passes(article, wiki, versions),
-        draft=bool(meta.get("draft")),
+        capture=article.sha256, passes=passes, draft=bool(meta.get("draft")),
     )  # fmt: skip
-
-
-def _passes(article: Article, wiki: Wiki, versions: dict[str, int]) -> list[tuple[str, int]]:
-    """(pass, version) of each result the page shows, found without decoding any."""
-    return [(name, versions[name]) for name in PAGE_PASSES if article.capture_id in wiki.results.get(name, {})]
 
 
 def page_body(article: Article, wiki: Wiki) -> PageBody:
@@ -192,14 +191,14 @@ def fallback_html(article: Article, options: dict) -> dict:
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
 
 
-def _links(wiki: Wiki, articles: list[Article]) -> tuple[dict[str, list[Link]], list[tuple[Link, str]]]:
+def _links(wiki: Wiki, articles: list[Article], metas: dict[int, dict]):
     """target path -> the articles linking to it ("What links here"), by title; and every red link."""
-    metadata, wikilinks = wiki.results.get("metadata", {}), wiki.results.get("wikilinks", {})
+    wikilinks = wiki.results.get("wikilinks", {})
     default = wiki.options["default_language"]
     found: dict[str, dict[str, Link]] = {}
-    broken = []
+    broken: list[tuple[Link, str]] = []
     for article in articles:
-        meta = metadata[article.capture_id]
+        meta = metas[article.capture_id]
         source = Link(meta["title"], article_url(article.path, meta["slug"], meta["lang"], default), meta["lang"])
         for link in (wikilinks.get(article.capture_id) or {}).get("links", []):
             target = link.get("target_path")
