@@ -21,6 +21,23 @@ PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "htm
 LINKED = ("ok", "fallback")
 
 
+@dataclass(frozen=True)
+class LinkTargets:
+    """What the site reads of an article's wikilinks result (`site/links.py` keeps it by job)."""
+
+    linked: tuple[str, ...]  # the page paths its blue links reach, in order (itself included)
+    broken: tuple[str, ...]  # the targets of its red links, in order
+
+    @classmethod
+    def of(cls, output: dict) -> LinkTargets:
+        links = output.get("links", [])
+        linked = tuple(link["target_path"] for link in links if link["status"] in LINKED and link.get("target_path"))
+        return cls(linked, tuple(link["target"] for link in links if link["status"] == "broken"))
+
+
+NO_LINKS = LinkTargets((), ())
+
+
 class PageBody:
     """What an article page shows of its own html and citations results, decoded when it is rendered.
 
@@ -115,20 +132,28 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
     return [default] + [lang for lang in chosen if lang != default]
 
 
-def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Model:
+def build_model(
+    wiki: Wiki, log: list[Change], versions: dict[str, int], targets: dict[int, LinkTargets] | None = None
+) -> Model:
+    """`targets`: capture id -> its wikilinks result's LinkTargets, when known (else read from the results)."""
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
     metas = {a.capture_id: metadata[a.capture_id] for a in wiki.articles if a.capture_id in metadata}  # decoded once
     articles = [a for a in wiki.articles if a.capture_id in metas]
-    backlinks, broken = _links(wiki, articles, metas)
+    if targets is None:
+        targets = {capture_id: LinkTargets.of(output) for capture_id, output in wiki.results.get("wikilinks", {}).items()}
+    # Each article as a link to it: for its page's URL, and its backlinks and red links.
+    links = {a.capture_id: Link(metas[a.capture_id]["title"], article_url(a.path, metas[a.capture_id]["slug"],
+             metas[a.capture_id]["lang"], default), metas[a.capture_id]["lang"]) for a in articles}  # fmt: skip
+    backlinks, broken = _links(articles, links, targets)
     last_seen = {change.path: change.time for change in log}
     # Which results each page shows, looked up without decoding any (a StoredOutputs' keys are its dict's).
     shown = [(name, versions[name], wiki.results[name].keys()) for name in PAGE_PASSES if name in wiki.results]
     pages, taken, conflicts = [], {}, []
     for article in sorted(articles, key=lambda a: a.path):
         passes = [(name, version) for name, version, present in shown if article.capture_id in present]
-        page = _page(article, metas[article.capture_id], wiki, passes, backlinks.get(article.path, []),
-                     last_seen.get(article.path))  # fmt: skip
+        page = _page(article, metas[article.capture_id], links[article.capture_id].url, wiki, passes,
+                     backlinks.get(article.path, []), last_seen.get(article.path))  # fmt: skip
         if page.url in taken:
             conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
             continue
@@ -139,15 +164,14 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
     return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
 
 
-def _page(article: Article, meta: dict, wiki: Wiki, passes: list, backlinks: list[Link], seen: str | None):
+def _page(article: Article, meta: dict, url: str, wiki: Wiki, passes: list, backlinks: list[Link], seen: str | None):
     """`passes`: (pass, version) of each result the page shows. Decoded here: only what every
     page needs (its body is decoded if it is rendered)."""
     pairing = wiki.results.get("pairing", {}).get(article.capture_id) or {}
-    default = wiki.options["default_language"]
     git_time = (wiki.facts.get("git_times") or {}).get(article.path)
     return ArticlePage(
         path=article.path, capture_id=article.capture_id, lang=meta["lang"],
-        url=article_url(article.path, meta["slug"], meta["lang"], default), title=meta["title"],
+        url=url, title=meta["title"],
         short_description=meta.get("short_description"), body=page_body(article, wiki), backlinks=backlinks,
         aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
         pair_paths=[t["path"] for t in pairing.get("translations", [])],
@@ -191,23 +215,18 @@ def fallback_html(article: Article, options: dict) -> dict:
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
 
 
-def _links(wiki: Wiki, articles: list[Article], metas: dict[int, dict]):
+def _links(articles: list[Article], links: dict[int, Link], targets: dict[int, LinkTargets]):
     """target path -> the articles linking to it ("What links here"), by title; and every red link."""
-    wikilinks = wiki.results.get("wikilinks", {})
-    default = wiki.options["default_language"]
     found: dict[str, dict[str, Link]] = {}
-    broken: list[tuple[Link, str]] = []
-    for article in articles:
-        meta = metas[article.capture_id]
-        source = Link(meta["title"], article_url(article.path, meta["slug"], meta["lang"], default), meta["lang"])
-        for link in (wikilinks.get(article.capture_id) or {}).get("links", []):
-            target = link.get("target_path")
-            if link["status"] in LINKED and target and target != article.path:
+    # Visited by title, so each target's linking articles come in title order (ties in wiki order, as a
+    # stable sort of each list would leave them): 13,000 sorts of backlinks were most of this.
+    for article in sorted(articles, key=lambda a: links[a.capture_id].title.casefold()):
+        source = links[article.capture_id]
+        for target in targets.get(article.capture_id, NO_LINKS).linked:
+            if target != article.path:
                 found.setdefault(target, {})[article.path] = source
-            elif link["status"] == "broken":
-                broken.append((source, link["target"]))
-    backlinks = {path: sorted(sources.values(), key=lambda l: l.title.casefold()) for path, sources in found.items()}
-    return backlinks, broken
+    broken = [(links[a.capture_id], target) for a in articles for target in targets.get(a.capture_id, NO_LINKS).broken]
+    return {path: list(sources.values()) for path, sources in found.items()}, broken
 
 
 def _link_translations(pages: list[ArticlePage]) -> None:
