@@ -45,9 +45,10 @@ class ParsedSource:
         Derived, not stored: a wiki's bodies are most of its text, and holding
         both doubled the memory of every process that loads articles.
         """
-        if self.text is None or self.body_line <= 1:
-            return self.text or ""
-        parts = self.text.split("\n", self.body_line - 1)
+        text = self.text  # once: a StoredArticle reads it from the store at each use
+        if text is None or self.body_line <= 1:
+            return text or ""
+        parts = text.split("\n", self.body_line - 1)
         return parts[-1] if len(parts) == self.body_line else ""
 
 
