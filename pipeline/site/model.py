@@ -221,10 +221,13 @@ def _links(articles: list[Article], links: dict[int, Link], targets: dict[int, L
     # Visited by title, so each target's linking articles come in title order (ties in wiki order, as a
     # stable sort of each list would leave them): 13,000 sorts of backlinks were most of this.
     for article in sorted(articles, key=lambda a: links[a.capture_id].title.casefold()):
-        source = links[article.capture_id]
+        source, path = links[article.capture_id], article.path
         for target in targets.get(article.capture_id, NO_LINKS).linked:
-            if target != article.path:
-                found.setdefault(target, {})[article.path] = source
+            if target != path:
+                sources = found.get(target)  # not setdefault: it would make a dict for each of 100,000 links
+                if sources is None:
+                    found[target] = sources = {}
+                sources[path] = source
     broken = [(links[a.capture_id], target) for a in articles for target in targets.get(a.capture_id, NO_LINKS).broken]
     return {path: list(sources.values()) for path, sources in found.items()}, broken
 

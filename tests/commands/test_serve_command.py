@@ -11,6 +11,8 @@ import sys
 import time
 import urllib.request
 
+import pytest
+
 from conftest import write_files
 
 DEADLINE = 60.0
@@ -33,8 +35,8 @@ def first_url(process: subprocess.Popen) -> str:
 def test_serve_builds_prints_the_url_and_stops_on_ctrl_c(tmp_path):
     write_files(tmp_path / "content", {"index.md": "---\ntitle: Home\n---\n\nHello from serve.\n"})
     process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "serve", "--content", "content", "--state", "state", "--out", "out",
-         "--port", "0", "--no-watch", "--workers", "1", "--base-url", "/docs/"],
+        [sys.executable, "-X", "faulthandler", "-m", "pipeline", "serve", "--content", "content", "--state", "state",
+         "--out", "out", "--port", "0", "--no-watch", "--workers", "1", "--base-url", "/docs/"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
@@ -45,7 +47,12 @@ def test_serve_builds_prints_the_url_and_stops_on_ctrl_c(tmp_path):
         assert "Hello from serve." in page and "data-pipeline-serve" in page
         assert "data-pipeline-serve" not in (tmp_path / "out" / "index.html").read_text()
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=DEADLINE) == 0
+        try:
+            status = process.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGABRT)  # faulthandler writes where every thread is
+            pytest.fail(f"serve did not stop on Ctrl-C:\n{process.communicate(timeout=DEADLINE)[0].decode()}")
+        assert status == 0
     finally:
         if process.poll() is None:
             process.kill()
