@@ -218,17 +218,8 @@ SCHEMA_V6 = """
     );
 """
 
-# v7: what the site reads of each wikilinks result (the targets of its blue and red links), kept by
-# job, so a build decodes only new results for backlinks and wanted pages (site/links.py). A cache.
-SCHEMA_V7 = """
-    CREATE TABLE link_targets (
-        job_id INTEGER PRIMARY KEY,       -- a wikilinks job; its result never changes
-        targets TEXT NOT NULL             -- JSON: [[blue link target paths], [red link targets]]
-    );
-"""
-
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7)
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -21,23 +21,6 @@ PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "htm
 LINKED = ("ok", "fallback")
 
 
-@dataclass(frozen=True)
-class LinkTargets:
-    """What the site reads of an article's wikilinks result (`site/links.py` keeps it by job)."""
-
-    linked: tuple[str, ...]  # the page paths its blue links reach, in order (itself included)
-    broken: tuple[str, ...]  # the targets of its red links, in order
-
-    @classmethod
-    def of(cls, output: dict) -> LinkTargets:
-        links = output.get("links", [])
-        linked = tuple(link["target_path"] for link in links if link["status"] in LINKED and link.get("target_path"))
-        return cls(linked, tuple(link["target"] for link in links if link["status"] == "broken"))
-
-
-NO_LINKS = LinkTargets((), ())
-
-
 class PageBody:
     """What an article page shows of its own html and citations results, decoded when it is rendered.
 
@@ -132,20 +115,15 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
     return [default] + [lang for lang in chosen if lang != default]
 
 
-def build_model(
-    wiki: Wiki, log: list[Change], versions: dict[str, int], targets: dict[int, LinkTargets] | None = None
-) -> Model:
-    """`targets`: capture id -> its wikilinks result's LinkTargets, when known (else read from the results)."""
+def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Model:
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
     metas = {a.capture_id: metadata[a.capture_id] for a in wiki.articles if a.capture_id in metadata}  # decoded once
     articles = [a for a in wiki.articles if a.capture_id in metas]
-    if targets is None:
-        targets = {capture_id: LinkTargets.of(output) for capture_id, output in wiki.results.get("wikilinks", {}).items()}
     # Each article as a link to it: for its page's URL, and its backlinks and red links.
     links = {a.capture_id: Link(metas[a.capture_id]["title"], article_url(a.path, metas[a.capture_id]["slug"],
              metas[a.capture_id]["lang"], default), metas[a.capture_id]["lang"]) for a in articles}  # fmt: skip
-    backlinks, broken = _links(articles, links, targets)
+    backlinks, broken = _links(articles, links, wiki.results.get("wikilinks", {}))
     last_seen = {change.path: change.time for change in log}
     # Which results each page shows, looked up without decoding any (a StoredOutputs' keys are its dict's).
     shown = [(name, versions[name], wiki.results[name].keys()) for name in PAGE_PASSES if name in wiki.results]
@@ -215,21 +193,23 @@ def fallback_html(article: Article, options: dict) -> dict:
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
 
 
-def _links(articles: list[Article], links: dict[int, Link], targets: dict[int, LinkTargets]):
+def _links(articles: list[Article], links: dict[int, Link], wikilinks) -> tuple[dict, list[tuple[Link, str]]]:
     """target path -> the articles linking to it ("What links here"), by title; and every red link."""
     found: dict[str, dict[str, Link]] = {}
-    # Visited by title, so each target's linking articles come in title order (ties in wiki order, as a
-    # stable sort of each list would leave them): 13,000 sorts of backlinks were most of this.
-    for article in sorted(articles, key=lambda a: links[a.capture_id].title.casefold()):
+    broken = []
+    for article in articles:
         source, path = links[article.capture_id], article.path
-        for target in targets.get(article.capture_id, NO_LINKS).linked:
-            if target != path:
+        for link in (wikilinks.get(article.capture_id) or {}).get("links", []):
+            target = link.get("target_path")
+            if link["status"] in LINKED and target and target != path:
                 sources = found.get(target)  # not setdefault: it would make a dict for each of 100,000 links
                 if sources is None:
                     found[target] = sources = {}
                 sources[path] = source
-    broken = [(links[a.capture_id], target) for a in articles for target in targets.get(a.capture_id, NO_LINKS).broken]
-    return {path: list(sources.values()) for path, sources in found.items()}, broken
+            elif link["status"] == "broken":
+                broken.append((source, link["target"]))
+    backlinks = {path: sorted(sources.values(), key=lambda l: l.title.casefold()) for path, sources in found.items()}
+    return backlinks, broken
 
 
 def _link_translations(pages: list[ArticlePage]) -> None:

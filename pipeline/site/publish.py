@@ -8,7 +8,6 @@ from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
 from pipeline.site import MANIFEST, SEARCH_PENDING, SiteReport, normalize_base, search_pending
-from pipeline.site.links import link_targets
 from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
@@ -28,7 +27,7 @@ def render_site(
     `written` is called once the pages are in place, before the search index is rebuilt
     (the preview reloads then: at 10,000 articles the index takes longer than the build).
     """
-    model = build_model(wiki, log, versions, link_targets(wiki.results.get("wikilinks", {})))
+    model = build_model(wiki, log, versions)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     env = environment(config.templates_dir, settings.base_url)
     manifest = config.state_dir / MANIFEST

@@ -1,0 +1,20 @@
+"""The wiki model, from plain results: what links where."""
+
+from __future__ import annotations
+
+from pipeline.build import DEFAULT_OPTIONS
+from pipeline.inline import articles_from, run_inline
+from pipeline.passes.base import Wiki
+from pipeline.site.model import build_model
+
+
+def test_backlinks_come_in_title_order_and_equal_titles_in_wiki_order():
+    files = {"c.md": "---\ntitle: beta\n---\n[[t]]\n", "a.md": "---\ntitle: Beta\n---\n[[t]] [[gone]]\n",
+             "b.md": "---\ntitle: Alpha\n---\n[[t]] [[t]] [[Gone]]\n", "t.md": "---\ntitle: T\n---\nText.\n"}  # fmt: skip
+    by_path = run_inline(files)
+    articles = articles_from(files)
+    results = {name: {a.capture_id: outputs[a.path] for a in articles} for name, outputs in by_path.items()}
+    model = build_model(Wiki(DEFAULT_OPTIONS, articles, results), [], {name: 1 for name in results})
+    page = model.by_path()["t.md"]
+    assert [(link.title, link.url) for link in page.backlinks] == [("Alpha", "b/"), ("Beta", "a/"), ("beta", "c/")]
+    assert [(source.title, target) for source, target in model.broken] == [("Beta", "gone"), ("Alpha", "Gone")]
