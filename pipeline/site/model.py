@@ -120,9 +120,8 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
     metadata = wiki.results.get("metadata", {})
     metas = {a.capture_id: metadata[a.capture_id] for a in wiki.articles if a.capture_id in metadata}  # decoded once
     articles = [a for a in wiki.articles if a.capture_id in metas]
-    # Each article as a link to it: for its page's URL, and its backlinks and red links.
-    links = {a.capture_id: Link(metas[a.capture_id]["title"], article_url(a.path, metas[a.capture_id]["slug"],
-             metas[a.capture_id]["lang"], default), metas[a.capture_id]["lang"]) for a in articles}  # fmt: skip
+    # Each article as a link to it: its page's URL, and what its backlinks and red links show.
+    links = {a.capture_id: _link_to(a.path, metas[a.capture_id], default) for a in articles}
     backlinks, broken = _links(articles, links, wiki.results.get("wikilinks", {}))
     last_seen = {change.path: change.time for change in log}
     # Which results each page shows, looked up without decoding any (a StoredOutputs' keys are its dict's).
@@ -142,14 +141,17 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
     return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
 
 
+def _link_to(path: str, meta: dict, default_language: str) -> Link:
+    return Link(meta["title"], article_url(path, meta["slug"], meta["lang"], default_language), meta["lang"])
+
+
 def _page(article: Article, meta: dict, url: str, wiki: Wiki, passes: list, backlinks: list[Link], seen: str | None):
     """`passes`: (pass, version) of each result the page shows. Decoded here: only what every
     page needs (its body is decoded if it is rendered)."""
     pairing = wiki.results.get("pairing", {}).get(article.capture_id) or {}
     git_time = (wiki.facts.get("git_times") or {}).get(article.path)
     return ArticlePage(
-        path=article.path, capture_id=article.capture_id, lang=meta["lang"],
-        url=url, title=meta["title"],
+        path=article.path, capture_id=article.capture_id, lang=meta["lang"], url=url, title=meta["title"],
         short_description=meta.get("short_description"), body=page_body(article, wiki), backlinks=backlinks,
         aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
         pair_paths=[t["path"] for t in pairing.get("translations", [])],
