@@ -32,12 +32,19 @@ def first_url(process: subprocess.Popen) -> str:
     return found.group(1).decode()
 
 
+def _ctrl_c_not_ignored() -> None:
+    """A shell starts background jobs with SIGINT ignored, and Python then keeps it ignored (the
+    Unix convention: Ctrl-C is not theirs). Tests run so would see a serve that never stops: this
+    one starts it as a terminal would, with SIGINT at its default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_serve_builds_prints_the_url_and_stops_on_ctrl_c(tmp_path):
     write_files(tmp_path / "content", {"index.md": "---\ntitle: Home\n---\n\nHello from serve.\n"})
     process = subprocess.Popen(
         [sys.executable, "-X", "faulthandler", "-m", "pipeline", "serve", "--content", "content", "--state", "state",
          "--out", "out", "--port", "0", "--no-watch", "--workers", "1", "--base-url", "/docs/"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_ctrl_c_not_ignored,
     )  # fmt: skip
     try:
         url = first_url(process)
