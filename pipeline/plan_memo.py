@@ -140,11 +140,12 @@ def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:
     )
     kept = {}
     for key, value in rows:
-        try:
-            kept[key] = pickle.loads(value)
-        except Exception:  # a cache: what does not load is built again
-            continue
-    return {key: value for key, value in kept.items() if key in spec.keeps}
+        if key in spec.keeps:  # one the pass no longer keeps is not unpickled
+            try:
+                kept[key] = pickle.loads(value)
+            except Exception:  # a cache: what does not load is built again
+                continue
+    return kept
 
 
 def save_kept(conn: sqlite3.Connection, spec: PassSpec, world: str, values: dict) -> None:

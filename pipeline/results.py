@@ -119,6 +119,10 @@ class StoredOutputs(Mapping):
     def keys(self):
         return self.encoded.keys()  # whose `in` needs no call back into Python
 
+    def identity(self, capture_id: int) -> list:
+        """The result as a digest names it, without decoding it: its store and job (a job's result never changes)."""
+        return [self.db, self.encoded[capture_id][0]]
+
     def mentioning(self, text: str) -> list[int]:
         """The capture ids whose output's JSON contains `text`, found without decoding any."""
         return [capture_id for capture_id, (_, output) in self.encoded.items() if text in output]

@@ -43,6 +43,11 @@ class PageBody:
     def as_json(self):
         return self.identity
 
+    def __reduce__(self):
+        # As its identity too when a digest falls back to pickling (what JSON cannot say): the
+        # reader is of one build, and the value it reads is the identity's.
+        return PageBody, (self.identity, None)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -182,8 +187,8 @@ def _identity(outputs, capture_id: int):
     """A result as a digest may name it: its store and job when it is stored, else itself (None: absent)."""
     if capture_id not in outputs:
         return None
-    encoded = getattr(outputs, "encoded", None)
-    return [outputs.db, encoded[capture_id][0]] if encoded is not None else outputs[capture_id]
+    identity = getattr(outputs, "identity", None)  # StoredOutputs; plain results (tests) are named as they are
+    return identity(capture_id) if identity is not None else outputs[capture_id]
 
 
 def fallback_html(article: Article, options: dict) -> dict:

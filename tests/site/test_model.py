@@ -5,7 +5,8 @@ from __future__ import annotations
 from pipeline.build import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
-from pipeline.site.model import build_model
+from pipeline.site.model import PageBody, build_model
+from pipeline.site.render import _digest
 
 
 def test_backlinks_come_in_title_order_and_equal_titles_in_wiki_order():
@@ -18,3 +19,15 @@ def test_backlinks_come_in_title_order_and_equal_titles_in_wiki_order():
     page = model.by_path()["t.md"]
     assert [(link.title, link.url) for link in page.backlinks] == [("Alpha", "b/"), ("Beta", "a/"), ("beta", "c/")]
     assert [(source.title, target) for source, target in model.broken] == [("Beta", "gone"), ("Alpha", "Gone")]
+
+
+def test_a_page_body_is_digested_as_its_identity_also_when_the_digest_falls_back_to_pickling():
+    def unread():
+        raise AssertionError("a digest must not read the body")
+
+    def digest(identity, read, number):
+        return _digest({"body": PageBody(identity, read), "n": number})
+
+    for number in (1, 2**70):  # an integer JSON cannot say makes the digest pickle its material
+        assert digest([1, 2], unread, number) == digest([1, 2], lambda: {"html": "<p>x</p>"}, number)
+        assert digest([1, 2], unread, number) != digest([1, 3], unread, number)
