@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -114,7 +115,6 @@ def process(
     known = warm.open(conn) if warm is not None else None
     # Selects read few texts: they are left in the store.
     articles = load_articles(conn, gathered.capture_ids, text=False, known=known and known.articles)
-    settle()
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
@@ -136,7 +136,6 @@ def process(
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
         wiki.results.update(load_results(conn, plan, digests, lazy, known and known.outputs))
         used.update(plan.jobs.values())
-        settle()
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     report.diagnostics = collect(wiki, report.problems, report.failures)
@@ -145,15 +144,24 @@ def process(
     return report
 
 
-def settle() -> None:
-    """Take what the build has loaded out of the garbage collector's sight until the build ends.
+@contextmanager
+def collector_paused():
+    """Run the block with Python's cyclic garbage collector off (and so the processes it forks).
 
-    Articles and results are millions of objects kept for the whole build; left
-    in view, every full collection walks all of them again (about a tenth of a
-    cold build of 10,000 articles), and forked workers copy the pages it touches.
-    `build` hands them back (`gc.unfreeze`) when it ends.
+    A build loads and makes millions of objects that live until it ends (articles,
+    results, the site model, the planned pages) and almost no cyclic garbage: a cold
+    build of 10,000 articles leaves about a thousand cyclic objects in each process.
+    With the collector on, each full collection walked every one of those live objects
+    again: 1.2 to 1.5 s of a 5 s edit build of 10,000 articles, collecting nothing.
+    Reference counting still frees everything else as it goes.
     """
-    gc.freeze()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def render(
@@ -171,6 +179,7 @@ def render(
     )  # fmt: skip
 
 
+@collector_paused()
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
     written: Callable[[], None] = lambda: None, warm: Warm | None = None,
@@ -206,7 +215,6 @@ def build(
             jobs = len(processed.created_jobs) + processed.reused
             save_last(config, kind, LastBuild(stamp, jobs, processed.diagnostics, counts))
     finally:
-        gc.unfreeze()
         progress.close()
         conn.close()
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)

@@ -9,12 +9,18 @@ from pipeline.build import Warm, build
 from pipeline.store import open_store
 
 
-def test_a_build_hands_what_it_froze_back_to_the_garbage_collector(make_wiki):
+def test_a_build_runs_with_the_cyclic_collector_off_and_leaves_it_as_it_found_it(make_wiki):
     config = make_wiki({"a.md": "---\ntitle: A\n---\nSee [[b]].\n", "b.md": "---\ntitle: B\n---\nText.\n"}, search=False)
-    before = gc.get_freeze_count()
-    report = build(config, workers=1, site=True)
-    assert report.process.wiki.results["html"]  # the build did load results (and froze them)
-    assert gc.get_freeze_count() == before
+    during = []
+    report = build(config, workers=1, site=True, written=lambda: during.append(gc.isenabled()))
+    assert report.site.pages and during == [False]  # rendering ran, with the collector off
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        build(config, workers=1, site=True, reuse=False)
+        assert not gc.isenabled()  # a caller that had turned it off gets it back off
+    finally:
+        gc.enable()
 
 
 WIKI = {
