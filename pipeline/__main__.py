@@ -1,5 +1,5 @@
 """Allow `python -m pipeline`."""
 
-from pipeline.cli import main
+from pipeline.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -5,12 +5,14 @@ Each command lives in its own module under `pipeline/commands/` and exposes
 order `--help` shows. Only the module of the command being run is imported
 (with every option of it), unless the command line names none: then all are.
 Expected errors (`UserError`) print one line and exit 1; usage errors exit 2.
+`entry` is the console command: `main`, then an exit that skips tearing down the heap.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from pipeline import __version__
@@ -47,3 +49,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def entry() -> None:
+    """`pipeline` on the command line: `main`, then exit at once.
+
+    Everything a command writes is committed and closed before `main` returns, so
+    tearing down the interpreter's heap (freeing every object a build still holds,
+    and one last full garbage collection) is work for nothing: about 0.1 s of a 1 s
+    edit build of 1,000 articles. Tests call `main`, which returns.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -114,3 +114,20 @@ def test_clean_wiki_passes_strict(make_wiki, capsys):
     config = make_wiki({"a.md": "---\ntitle: Alpha\n---\nAlpha body.\n"})
     assert main(["build", "--content", str(config.content_dir), "--state", str(config.state_dir), "--strict",
                  "--out", str(config.out_dir)]) == 0  # fmt: skip
+
+
+def test_the_console_command_exits_with_mains_status_and_all_of_its_output(wiki):
+    """`python -m pipeline` (and the `pipeline` script) end with os._exit: nothing printed may be lost."""
+    import os
+    import subprocess
+    import sys
+
+    args, config = wiki
+    command = [sys.executable, "-m", "pipeline", "build", *args, "--out", str(config.out_dir)]
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}  # output in buffers
+    ok = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    strict = subprocess.run([*command, "--strict"], capture_output=True, text=True, timeout=120, env=env)
+    assert (ok.returncode, strict.returncode) == (0, 1)
+    assert "broken.md:2:1: error: yaml-error" in ok.stdout
+    assert ok.stdout.splitlines()[-1].startswith("pages ")  # the last line, printed after the build
+    assert strict.stdout.splitlines()[-1].startswith("pages ")
