@@ -90,12 +90,11 @@ def plan_round(
         # so a parse cached in the worker process serves all of them.
         todo = [(a, spec) for a in articles for spec in specs if (a.capture_id, spec.name) not in lent.jobs]
         selected = {spec.name for _, spec in todo}
-        selecting = [spec for spec in specs if spec.keeps and spec.name in selected]
-        kept = _lend_kept(conn, selecting, lent, wiki)
         rows, blobs = _slices(todo, wiki, workers)
-        for spec in selecting:
-            built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in kept[spec.name]}
-            save_kept(conn, spec, lent.worlds[spec.name][0], built)
+        for spec in specs:
+            if spec.keeps and spec.name in selected:
+                built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
+                save_kept(conn, spec, lent.worlds[spec.name][0], built)
         existing = _existing_jobs(conn, specs, rows)
         missing = [row for row in rows if row[:4] not in existing]
         # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
@@ -123,6 +122,7 @@ class _Lent:
     worlds: dict[str, tuple[str, bool]]  # pass -> (world, whether it differs from the last plan's)
     owns: dict[tuple[int, str], str]  # (capture id, pass) -> own digest
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
+    kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
 
     def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int]) -> None:
         for spec in self.specs:
@@ -139,6 +139,10 @@ def _lend(conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Articl
         world = world_of(spec, wiki, digests)
         memo = load_memo(conn, spec, world)
         lent.worlds[spec.name] = (world, not memo)
+        # Before the own digests, which may read a kept index (pairing's evidence reads its index).
+        kept = load_kept(conn, spec, world) if spec.keeps else {}
+        wiki.lend(kept)
+        lent.kept[spec.name] = set(kept)
         for article in articles:
             key = (article.capture_id, spec.name)
             own = lent.owns[key] = own_of(spec, article, wiki, digests)
@@ -146,15 +150,6 @@ def _lend(conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Articl
             if hit is not None and hit[0] == own:
                 lent.jobs[key] = hit[1]
     return lent
-
-
-def _lend_kept(conn: sqlite3.Connection, specs: list[PassSpec], lent: _Lent, wiki: Wiki) -> dict[str, dict]:
-    """Hand the wiki the KEEP memos of `specs` kept in their current worlds; pass -> the keys lent."""
-    kept = {}
-    for spec in specs:
-        kept[spec.name] = load_kept(conn, spec, lent.worlds[spec.name][0])
-        wiki.lend(kept[spec.name])
-    return kept
 
 
 def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict]:

@@ -46,6 +46,7 @@ NAME = "pairing"
 VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata",)
+INDEX = f"{NAME}.index"  # the memo key of the pairing index
 REVISION_KEY = "source_revision"
 HEX_REVISION = re.compile(r"^[0-9a-f]{7,64}$")
 SHORT = 12  # characters of a sha256 shown to people
@@ -85,7 +86,6 @@ class Entry:
     path: str
     lang: str
     url: str
-    sha256: str
     paired_with: str | None  # as written
     target: str | None  # `paired_with` resolved to a content path
     group: str | None  # suffix stem or key value, per strategy
@@ -115,7 +115,7 @@ def select(article: Article, wiki: Wiki) -> dict:
                  "target_exists": me.target in index.entries},
         "counterparts": counterparts,
         "rivals": rivals,
-        "evidence": _evidence(article, me, index.entries[source] if source else None, wiki.facts),
+        "evidence": _evidence(article, source, wiki.facts, _shas(wiki)),
     }  # fmt: skip
 
 
@@ -128,19 +128,18 @@ def _options(options: dict) -> dict:
 
 
 def build_index(wiki: Wiki, options: dict) -> Index:
-    """Every article's pairing fields, and who claims or groups with whom."""
+    """Every article's pairing fields, and who claims or groups with whom.
+
+    Built from what READS names alone (kept between builds: `KEEP`): the hashes of
+    articles, which an edit changes, are read apart (`_shas`).
+    """
     index = Index()
-    paths = {a.path for a in wiki.articles}
     metadata = wiki.results.get("metadata", {})
-    for article in wiki.articles:
+    for article, (raw, target, group) in zip(wiki.articles, _claims(wiki, options)):
         meta = metadata.get(article.capture_id) or {}
         lang = meta.get("lang") or article.lang
         url = article_url(article.path, meta.get("slug") or article.slug, lang, options["default_language"])
-        raw = (article.frontmatter or {}).get("paired_with")
-        raw = raw.strip() if isinstance(raw, str) and raw.strip() else None
-        target = resolve(article.path, raw, paths) if raw else None
-        group = _group(article, options)
-        index.entries[article.path] = Entry(article.path, lang, url, article.sha256, raw, target, group)
+        index.entries[article.path] = Entry(article.path, lang, url, raw, target, group)
         if target:
             index.claims.setdefault(target, []).append(article.path)
         if group is not None:
@@ -150,11 +149,27 @@ def build_index(wiki: Wiki, options: dict) -> Index:
     return index
 
 
+def _claims(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, str | None]]:
+    """(`paired_with` as written, the path it names, group) of each article, in wiki order."""
+
+    def claims() -> list:
+        paths = {a.path for a in wiki.articles}
+        found = []
+        for article in wiki.articles:
+            raw = (article.frontmatter or {}).get("paired_with")
+            raw = raw.strip() if isinstance(raw, str) and raw.strip() else None
+            found.append((raw, resolve(article.path, raw, paths) if raw else None, _group(article, options)))
+        return found
+
+    return wiki.memo("pairing.claims", claims)
+
+
 def pairing_sources(wiki: Wiki) -> list:
     """What `select` reads of every article's capture: its pairing fields (lang and URL come
     from the metadata results). Hashes and histories are read per article (`pairing_evidence`)."""
-    _, index = _memos(wiki)
-    return [(e.path, e.paired_with, e.target, e.group) for e in sorted(index.entries.values(), key=lambda e: e.path)]
+    options = _memos_options(wiki)
+    rows = [(a.path, *claim) for a, claim in zip(wiki.articles, _claims(wiki, options))]
+    return sorted(rows, key=lambda row: row[0])
 
 
 def pairing_evidence(article: Article, wiki: Wiki) -> list:
@@ -165,18 +180,27 @@ def pairing_evidence(article: Article, wiki: Wiki) -> list:
     me = index.entries[article.path]
     if me.lang == options["default_language"]:
         return []  # a source reads no evidence: it is never outdated
-    git, history = wiki.facts.get("git_times") or {}, wiki.facts.get("history") or {}
+    git, history, shas = wiki.facts.get("git_times") or {}, wiki.facts.get("history") or {}, _shas(wiki)
     paths = [me.path, *_candidates(me, index, options["pairing"])]
-    return [(path, index.entries[path].sha256, git.get(path), history.get(path)) for path in paths]
+    return [(path, shas[path], git.get(path), history.get(path)) for path in paths]
 
 
 def _memos(wiki: Wiki) -> tuple[dict, Index]:
-    options = wiki.memo("pairing.options", lambda: _options(wiki.options))
-    return options, wiki.memo("pairing.index", lambda: build_index(wiki, options))
+    options = _memos_options(wiki)
+    return options, wiki.memo(INDEX, lambda: build_index(wiki, options))
+
+
+def _memos_options(wiki: Wiki) -> dict:
+    return wiki.memo("pairing.options", lambda: _options(wiki.options))
+
+
+def _shas(wiki: Wiki) -> dict[str, str]:
+    return wiki.memo("pairing.shas", lambda: {a.path: a.sha256 for a in wiki.articles})
 
 
 READS = ("options", "metadata", pairing_sources)
 READS_OWN = (pairing_evidence,)
+KEEP = (INDEX,)
 
 
 def resolve(path: str, value: str, paths: set[str]) -> str:
@@ -225,21 +249,20 @@ def _source_of(me: Entry, counterparts: list[dict], default_language: str) -> st
     return sources[0] if sources else None
 
 
-def _evidence(article: Article, me: Entry, source: Entry | None, facts: dict) -> dict | None:
-    """Only what the outdated check reads: the best evidence available for this pair."""
+def _evidence(article: Article, source: str | None, facts: dict, shas: dict[str, str]) -> dict | None:
+    """Only what the outdated check reads: the best evidence available for this pair (`source`: its path)."""
     if source is None:
         return None
     if source_revision(article.frontmatter) is not None:
         revision = source_revision(article.frontmatter)
-        return {"kind": "frontmatter", "source_path": source.path, "revision": revision, "source_sha256": source.sha256}
+        return {"kind": "frontmatter", "source_path": source, "revision": revision, "source_sha256": shas[source]}
     git = facts.get("git_times") or {}
-    if me.path in git and source.path in git:
-        return {"kind": "git", "source_path": source.path, "source": git[source.path], "own": git[me.path]}
+    if article.path in git and source in git:
+        return {"kind": "git", "source_path": source, "source": git[source], "own": git[article.path]}
     history = facts.get("history") or {}
-    since, own = current_since(history.get(source.path), source.sha256), current_since(history.get(me.path), me.sha256)
+    since, own = current_since(history.get(source), shas[source]), current_since(history.get(article.path), article.sha256)
     if since and own:
-        return {"kind": "history", "source_path": source.path, "source": since, "own": own,
-                "source_sha256": source.sha256}  # fmt: skip
+        return {"kind": "history", "source_path": source, "source": since, "own": own, "source_sha256": shas[source]}
     return None
 
 
