@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -243,6 +244,31 @@ def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
+class _Connection(sqlite3.Connection):
+    """A connection this module opened, so that `close_all` can find it (the base class takes no weak reference)."""
+
+
+_OPEN: weakref.WeakSet[_Connection] = weakref.WeakSet()
+
+
+def _connect(path, **options) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, factory=_Connection, **options)
+    _OPEN.add(conn)
+    return conn
+
+
+def close_all() -> None:
+    """Close every connection of this process still open, as the interpreter would on the way out.
+
+    For a process that ends with `os._exit`: the last connection to close a WAL database
+    checkpoints it and removes its `-wal` and `-shm` files; left open, they stay, and the
+    next process to open the store must replay the log first.
+    """
+    for conn in list(_OPEN):
+        conn.close()
+    _READERS.clear()
+
+
 _READERS: dict[tuple[int, str], sqlite3.Connection] = {}
 
 
@@ -256,7 +282,7 @@ def reader(db: str) -> sqlite3.Connection:
     """This process's read connection to the store at `db` (forked processes never share one)."""
     key = (os.getpid(), db)
     if key not in _READERS:
-        _READERS[key] = sqlite3.connect(db, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        _READERS[key] = _connect(db)
     return _READERS[key]
 
 
@@ -267,7 +293,7 @@ def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
         if not create:
             raise UserError(f"{path}: no state database here yet (run `pipeline capture` or `build` first)")
         path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    conn = _connect(path, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")

@@ -126,6 +126,8 @@ def test_the_console_command_exits_with_mains_status_and_all_of_its_output(wiki)
     command = [sys.executable, "-m", "pipeline", "build", *args, "--out", str(config.out_dir)]
     env = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}  # output in buffers
     ok = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    # Its connections closed: the store checkpointed, its write-ahead log gone, as on a normal exit.
+    assert sorted(p.name for p in config.state_dir.glob("state.db*")) == ["state.db"]
     strict = subprocess.run([*command, "--strict"], capture_output=True, text=True, timeout=120, env=env)
     assert (ok.returncode, strict.returncode) == (0, 1)
     assert "broken.md:2:1: error: yaml-error" in ok.stdout
