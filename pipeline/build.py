@@ -24,6 +24,7 @@ from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import Digests, read_results
+from pipeline.results import Stored
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
@@ -57,7 +58,7 @@ class Warm:
 
     store: tuple = ()  # `store_identity` of the database it was read from
     articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
-    outputs: dict[int, tuple[str, str]] = field(default_factory=dict)  # job id -> (pass name, output JSON)
+    outputs: dict[int, tuple[str, Stored]] = field(default_factory=dict)  # job id -> (pass name, its result)
 
     def open(self, conn: sqlite3.Connection) -> Warm:
         """Itself, emptied first when `conn` is not the store it was read from."""

@@ -12,14 +12,10 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePath
 
-from pipeline.passes.base import Wiki, mentioning
+from pipeline.passes.base import Wiki, reporting
 
 FORMATS = ("text", "json", "github")
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
-# A diagnostic is an object (pass contracts check it), and the store's JSON is compact: an output
-# reporting any has this text. An output without it reports none and is not decoded (nineteen in
-# twenty); one with it may report none.
-SOME_DIAGNOSTIC = '"diagnostics":[{'
 
 
 @dataclass(frozen=True, order=True)
@@ -37,7 +33,7 @@ def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: lis
     paths = {article.capture_id: article.path for article in wiki.articles}
     found = set()
     for outputs in wiki.results.values():
-        for capture_id in mentioning(outputs, SOME_DIAGNOSTIC):
+        for capture_id in reporting(outputs):  # nineteen outputs in twenty report none: they are not read
             for d in outputs[capture_id].get("diagnostics", ()):
                 found.add(Diagnostic(paths[capture_id], d["line"], d["col"], d["severity"], d["code"], d["message"]))
     for path, line, message in problems:

@@ -20,8 +20,8 @@ from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import Digests, load_kept, load_memo, own_of, save_kept, save_memo, world_of
-from pipeline.results import StoredOutputs
-from pipeline.store import db_path, write
+from pipeline.results import Stored, StoredOutputs
+from pipeline.store import db_path, plain_rows, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
@@ -208,16 +208,16 @@ def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec], rows: list[t
 
 def load_results(
     conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None,
-    lazy: dict[str, tuple[str, ...]] | None = None, known: dict[int, tuple[str, str]] | None = None,
+    lazy: dict[str, tuple[str, ...]] | None = None, known: dict[int, tuple[str, Stored]] | None = None,
 ) -> dict[str, StoredOutputs]:
-    """pass name -> capture id -> output, for the jobs of `plan` that have a result (decoded when read).
+    """pass name -> capture id -> output, for the jobs of `plan` that have a result (read when used).
 
-    Each result of a pass named in `digests` leaves its sha256 there too (for the next round's plan).
-    The `lazy` fields of a pass (pass name -> fields) are stored beside the output and stay in
-    the store: the output holds a `StoredField` for each, read when used. The digest of an
-    output without its lazy fields covers them by the job id (a job's result never changes).
-    `known` (job id -> (pass name, output JSON), from this store) is used instead of reading
-    those results again, and gets the ones read.
+    Each result of a pass named in `digests` leaves its digest there too (for the next round's plan),
+    taken from `result_digests`: no output is read here. The `lazy` fields of a pass (pass name ->
+    fields) stay in the store: the output holds a `StoredField` for each, read when used. The digest of
+    an output without its lazy fields covers them by the job id (a job's result never changes).
+    `known` (job id -> (pass name, Stored), from this store) is used instead of reading those digests
+    again, and gets the ones read; the outputs a build reads stay in them for the next.
     """
     digests = {} if digests is None else digests
     lazy = {name: fields for name, fields in (lazy or {}).items() if fields}
@@ -225,24 +225,25 @@ def load_results(
     db = db_path(conn)
     results = {name: StoredOutputs(db, lazy.get(name, ())) for name in {name for _, name in plan.jobs}}
     rows = _result_rows(conn, [job_id for job_id in by_job if known is None or job_id not in known])
+    found = ((job_id, by_job[job_id][1], Stored(job_id, sha, bool(reports))) for job_id, sha, reports in rows)
     if known is not None:
-        known.update((job_id, (name, output)) for job_id, name, output in rows)
-        rows = ((job_id, *known[job_id]) for job_id in by_job if job_id in known)  # a failed job has none
-    for job_id, name, output in rows:
+        known.update((job_id, (name, stored)) for job_id, name, stored in found)
+        found = ((job_id, *known[job_id]) for job_id in by_job if job_id in known)  # a failed job has none
+    for job_id, name, stored in found:
         capture_id = by_job[job_id][0]
-        results[name].add(capture_id, job_id, output)
+        results[name].add(capture_id, stored)
         if name in digests:
-            digested = f"{job_id}|{output}" if name in lazy else output
-            digests[name][capture_id] = hashlib.sha256(digested.encode()).hexdigest()
+            sha = stored.sha256
+            digests[name][capture_id] = hashlib.sha256(f"{job_id}|{sha}".encode()).hexdigest() if name in lazy else sha
     return {name: outputs for name, outputs in results.items() if outputs}
 
 
 def _result_rows(conn: sqlite3.Connection, ids: list[int]):
-    """(job id, pass name, output JSON) of the jobs `ids` that have a result, read as iterated."""
+    """(job id, digest, whether it may report a diagnostic) of the jobs `ids` that have a result."""
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        yield from conn.execute(
-            f"SELECT job_id, pass_name, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})",
+        yield from plain_rows(conn).execute(
+            f"SELECT job_id, sha256, reports FROM result_digests WHERE job_id IN ({','.join('?' * len(chunk))})",
             chunk,
         )
 

@@ -19,7 +19,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from pipeline import jsonio
-from pipeline.store import write
+from pipeline.passes.base import SOME_DIAGNOSTIC
+from pipeline.store import output_digest, write
 
 ELIGIBLE = """(status = 'pending' OR (status = 'failed' AND error_kind = 'retryable'
                AND attempts < max_attempts AND next_retry_at <= :now))"""
@@ -111,6 +112,11 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
                    input_fingerprint, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
             [(o.job.id, o.job.capture_id, o.job.pass_name, o.job.pass_version, o.contract_version,
               o.job.input_fingerprint, o.output_json, now) for o in accepted if o.error is None],
+        )  # fmt: skip
+        conn.executemany(
+            "INSERT INTO result_digests (job_id, sha256, reports) VALUES (?, ?, ?)",
+            [(o.job.id, output_digest(o.output_json), SOME_DIAGNOSTIC in o.output_json)
+             for o in accepted if o.error is None],
         )  # fmt: skip
         conn.executemany(
             "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",

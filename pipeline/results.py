@@ -1,8 +1,8 @@
-"""Results as a build reads them from the store: outputs held as their JSON, fields left in the store.
+"""Results as a build reads them from the store: outputs read when used, fields left in the store.
 
-`StoredOutputs` is one pass's results, decoded when read; a lazy field (a
-pass's LAZY_FIELDS, kept in `result_fields` beside the output) is a
-`StoredField` until it is used. A job input may name such a field
+`StoredOutputs` is one pass's results, each known by its digest and read and
+decoded when used; a lazy field (a pass's LAZY_FIELDS, kept in
+`result_fields` beside the output) is a `StoredField` until it is used. A job input may name such a field
 (`{"$stored": [job, field]}`): `resolve_stored` reads it back, as a
 `held.StoredText` when it is a text, and a page kept as a recipe on another
 result's text (`{"$filled": ...}`) is made again when read.
@@ -11,6 +11,7 @@ result's text (`{"$filled": ...}`) is made again when read.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Iterator
 
 from pipeline import jsonio
@@ -90,45 +91,79 @@ def resolve_stored(value, db: str):
     return value
 
 
-class StoredOutputs(Mapping):
-    """One pass's results (capture id -> output), held as their JSON and decoded when read.
+@dataclass(slots=True)
+class Stored:
+    """One result as a build holds it: its job, digest, whether it may report a diagnostic, and its
+    output JSON once read (None until then: a build reads only the outputs it uses)."""
 
-    Decoded, the results of a 10,000-article wiki weigh four times their JSON
-    (about 270 MB against 66 MB) and are millions of objects for the garbage
-    collector; decoding one output when it is read costs microseconds, and a
-    whole pass's results about 0.02 s. Each read gives a new output: callers
-    never share one another's. Lazy fields come back as a `StoredField`.
+    job_id: int
+    sha256: str
+    reports: bool
+    output: str | None = None
+
+
+class StoredOutputs(Mapping):
+    """One pass's results (capture id -> output), read from the store and decoded when used.
+
+    A build knows every result by its digest (`result_digests`) and reads an output only
+    when something uses it: an edit build of 10,000 articles uses the outputs of three
+    passes of eight. Decoded, the results of a 10,000-article wiki weigh four times their
+    JSON (about 270 MB against 66 MB) and are millions of objects, so an output is held
+    as its JSON and decoded at each read (microseconds): callers never share one
+    another's. Lazy fields come back as a `StoredField`.
     """
+
+    ONE_BY_ONE = 32  # outputs read one at a time before the rest of the pass's are read at once
 
     def __init__(self, db: str, lazy: tuple[str, ...] = ()) -> None:
         self.db, self.lazy = db, lazy
-        self.encoded: dict[int, tuple[int, str]] = {}  # capture id -> (job id, output JSON)
+        self.stored: dict[int, Stored] = {}  # capture id -> its result
+        self._reads = 0
 
-    def add(self, capture_id: int, job_id: int, output: str) -> None:
-        self.encoded[capture_id] = (job_id, output)
+    def add(self, capture_id: int, stored: Stored) -> None:
+        self.stored[capture_id] = stored
 
     def __getitem__(self, capture_id: int) -> dict:
-        job_id, output = self.encoded[capture_id]
-        decoded = jsonio.loads(output)
-        decoded.update({field: StoredField(self.db, job_id, field) for field in self.lazy})
+        stored = self.stored[capture_id]
+        if stored.output is None:
+            self._reads += 1
+            self._read([stored] if self._reads <= self.ONE_BY_ONE else list(self.stored.values()))
+        decoded = jsonio.loads(stored.output)
+        decoded.update({field: StoredField(self.db, stored.job_id, field) for field in self.lazy})
         return decoded
 
+    def _read(self, results: list[Stored]) -> None:
+        unread = {stored.job_id: stored for stored in results if stored.output is None}
+        ids = list(unread)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = reader(self.db).execute(
+                f"SELECT job_id, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})", chunk
+            )
+            for job_id, output in rows:
+                unread[job_id].output = output
+
     def __contains__(self, capture_id) -> bool:
-        return capture_id in self.encoded  # without decoding
+        return capture_id in self.stored  # without reading
 
     def keys(self):
-        return self.encoded.keys()  # whose `in` needs no call back into Python
+        return self.stored.keys()  # whose `in` needs no call back into Python
 
     def identity(self, capture_id: int) -> list:
-        """The result as a digest names it, without decoding it: its store and job (a job's result never changes)."""
-        return [self.db, self.encoded[capture_id][0]]
+        """The result as a digest names it, without reading it: its store and job (a job's result never changes)."""
+        return [self.db, self.stored[capture_id].job_id]
+
+    def reporting(self) -> list[int]:
+        """The capture ids whose output may report a diagnostic, found without reading any."""
+        return [capture_id for capture_id, stored in self.stored.items() if stored.reports]
 
     def mentioning(self, text: str) -> list[int]:
         """The capture ids whose output's JSON contains `text`, found without decoding any."""
-        return [capture_id for capture_id, (_, output) in self.encoded.items() if text in output]
+        self._read(list(self.stored.values()))
+        return [capture_id for capture_id, stored in self.stored.items() if text in stored.output]
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self.encoded)
+        return iter(self.stored)
 
     def __len__(self) -> int:
-        return len(self.encoded)
+        return len(self.stored)

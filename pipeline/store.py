@@ -12,12 +12,13 @@ from `open_store`; this module decides how that connection behaves:
 - Foreign keys on, a 30 s busy timeout, and autocommit mode so that every
   write transaction is opened explicitly with `BEGIN IMMEDIATE` (`write()`).
 - Triggers make `captures`, `capture_history`, `job_inputs`,
-  `rejected_completions`, `processing_results`, `result_fields` and
-  finished `job_attempts` append-only.
+  `rejected_completions`, `processing_results`, `result_fields`,
+  `result_digests` and finished `job_attempts` append-only.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import weakref
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline.errors import UserError
+from pipeline.passes.base import SOME_DIAGNOSTIC
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -219,8 +221,24 @@ SCHEMA_V6 = """
     );
 """
 
+# v7: each result's digest and whether it reports a diagnostic, written with it, so that a build
+# reads only the outputs it uses instead of every output to digest it. Immutable too. Results from
+# before v7 get theirs here (`pipeline_sha256`: registered on every connection `open_store` makes).
+SCHEMA_V7 = (
+    f"""
+    CREATE TABLE result_digests (
+        job_id INTEGER PRIMARY KEY REFERENCES processing_results(job_id),
+        sha256 TEXT NOT NULL,             -- of the output JSON (as UTF-8)
+        reports INTEGER NOT NULL          -- 1 when the output may report a diagnostic (it holds SOME_DIAGNOSTIC)
+    );
+    INSERT INTO result_digests (job_id, sha256, reports)
+        SELECT job_id, pipeline_sha256(output), instr(output, '{SOME_DIAGNOSTIC}') > 0 FROM processing_results;
+    """
+    + _immutable("result_digests")
+)
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6)
+MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -300,10 +318,16 @@ def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -16384")  # 16 MB: the indexes every build reads stay cached
+    conn.create_function("pipeline_sha256", 1, output_digest, deterministic=True)
     migrate(conn)
     # A long-lived process (`serve`) may hold a reader of a database since deleted and made anew.
     _drop_readers(db_path(conn))
     return conn
+
+
+def output_digest(output: str) -> str:
+    """A result's digest: the sha256 of its output JSON."""
+    return hashlib.sha256(output.encode()).hexdigest()
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -76,3 +76,40 @@ def test_a_warm_build_forgets_a_store_made_anew(make_wiki):
     warmed = build(config, workers=1, site=True, warm=warm)
     shutil.rmtree(config.state_dir)
     assert _outputs(build(config, workers=1, site=True)) == _outputs(warmed)
+
+
+def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
+    from pipeline.results import StoredOutputs
+
+    pages = {f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Part\n\nSee [[p{(i + 1) % 6}]].\n" for i in range(6)}
+    config = make_wiki(pages, search=False)
+    build(config, workers=1, site=True)
+    read = []
+    take = StoredOutputs._read
+    monkeypatch.setattr(StoredOutputs, "_read", lambda self, results: read.extend(
+        r.job_id for r in results if r.output is None) or take(self, results))  # fmt: skip
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\n## Part\n\nSee [[p4]], once more.\n")
+    report = build(config, workers=1, site=True)
+    assert report.site.written and not report.process.diagnostics
+    conn = open_store(config.state_db)
+    names = [conn.execute("SELECT pass_name FROM processing_jobs WHERE id = ?", (job,)).fetchone()[0] for job in read]
+    conn.close()
+    counts = {name: names.count(name) for name in set(names)}
+    # What every page shows (titles, links, pairs) is read for all six; a body only for the page rendered again.
+    assert {name: counts.get(name, 0) for name in ("metadata", "wikilinks", "pairing")} == dict.fromkeys(
+        ("metadata", "wikilinks", "pairing"), 6)  # fmt: skip
+    assert all(counts.get(name, 0) <= 1 for name in ("headings", "links", "citations", "mentions", "html")), counts
+
+
+def test_every_result_is_stored_with_its_digest_and_whether_it_reports(make_wiki):
+    from pipeline.passes.base import SOME_DIAGNOSTIC
+    from pipeline.store import output_digest
+
+    build(make_wiki(WIKI, search=False), workers=1)
+    conn = open_store(make_wiki(WIKI).state_db)
+    rows = conn.execute(
+        "SELECT r.output, d.sha256, d.reports FROM processing_results r LEFT JOIN result_digests d USING (job_id)"
+    ).fetchall()
+    conn.close()
+    assert rows and all((sha, reports) == (output_digest(output), SOME_DIAGNOSTIC in output) for output, sha, reports in rows)
+    assert any(reports for _, _, reports in rows) and not all(reports for _, _, reports in rows)

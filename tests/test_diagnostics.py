@@ -30,18 +30,23 @@ def test_every_format_prints_one_line_per_diagnostic():
     assert nothing.getvalue() == ""
 
 
-def test_collect_finds_every_diagnostic_of_outputs_held_as_json():
+def test_collect_finds_every_diagnostic_of_stored_outputs_and_reads_only_those_that_may_report():
     from pipeline import jsonio
     from pipeline.diagnostics import collect
-    from pipeline.passes.base import Wiki
+    from pipeline.passes.base import SOME_DIAGNOSTIC, Wiki
     from pipeline.inline import articles_from
-    from pipeline.results import StoredOutputs
+    from pipeline.results import Stored, StoredOutputs
 
-    articles = articles_from({"a.md": "A", "b.md": "B", "c.md": "C"})
+    articles = articles_from({"a.md": "A", "b.md": "B", "c.md": "C", "d.md": "D"})
     warning = {"code": "w", "severity": "warning", "message": "m", "line": 2, "col": 3}
-    outputs = StoredOutputs("unused.db")
-    outputs.add(1, 10, jsonio.dumps({"x": 1, "diagnostics": [warning]}))
-    outputs.add(2, 11, jsonio.dumps({"x": {"diagnostics": []}, "diagnostics": [{**warning, "line": 5}]}))  # nested key
-    outputs.add(3, 12, jsonio.dumps({"x": "\"diagnostics\":[{", "diagnostics": []}))  # the text, in a string
+    outputs = StoredOutputs("unused.db")  # never opened: every output that is read is held
+    texts = {
+        1: jsonio.dumps({"x": 1, "diagnostics": [warning]}),
+        2: jsonio.dumps({"x": {"diagnostics": []}, "diagnostics": [{**warning, "line": 5}]}),  # nested key
+        3: jsonio.dumps({"x": "\"diagnostics\":[{", "diagnostics": []}),  # the text, in a string
+    }
+    for capture_id, text in texts.items():
+        outputs.add(capture_id, Stored(10 + capture_id, "sha", SOME_DIAGNOSTIC in text, text))
+    outputs.add(4, Stored(14, "sha", False))  # reports nothing: not held, and reading it would fail
     wiki = Wiki(options={}, articles=articles, results={"p": outputs, "q": {3: {"diagnostics": [warning]}}})
     assert [(d.path, d.line) for d in collect(wiki)] == [("a.md", 2), ("b.md", 5), ("c.md", 2)]

@@ -7,7 +7,9 @@ import json
 from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.store import open_store
 
-TABLES = ("captures", "capture_history", "processing_jobs", "job_attempts", "processing_results", "result_fields")
+TABLES = (
+    "captures", "capture_history", "processing_jobs", "job_attempts", "processing_results", "result_fields", "result_digests"
+)
 
 
 def register(subparsers) -> None:

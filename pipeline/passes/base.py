@@ -39,6 +39,10 @@ SEVERITIES = ("error", "warning", "info")
 # What a pass may name in READS besides the passes it NEEDS (see pipeline/plan_memo.py).
 WIKI_PARTS = ("options", "data", "facts", "sources")
 
+# A diagnostic is an object (contracts check it) and the store's JSON is compact: an output that
+# reports any holds this text. One without it reports none; one with it may report none.
+SOME_DIAGNOSTIC = '"diagnostics":[{'
+
 DIAGNOSTICS_SCHEMA = {
     "type": "array",
     "items": {
@@ -118,6 +122,13 @@ class Wiki:
 
     def forget(self) -> None:
         self._memo.clear()
+
+
+def reporting(outputs: Mapping[int, dict]) -> list[int]:
+    """The capture ids of `outputs` that may report a diagnostic (stored results know it without
+    being read: see `SOME_DIAGNOSTIC`); every id for outputs held as plain data."""
+    find = getattr(outputs, "reporting", None)
+    return find() if find is not None else list(outputs)
 
 
 def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:

@@ -40,6 +40,7 @@ def _seed(conn):
            input_fingerprint, output, created_at) VALUES (1, 1, 'p', 1, 1, 'x', '{}', 0)"""
     )
     conn.execute("INSERT INTO result_fields (job_id, field, value) VALUES (1, 'html', '\"<p>\"')")
+    conn.execute("INSERT INTO result_digests (job_id, sha256, reports) VALUES (1, 'x', 0)")
 
 
 @pytest.mark.parametrize(
@@ -51,6 +52,8 @@ def _seed(conn):
         "DELETE FROM processing_results",
         "UPDATE result_fields SET value = '\"x\"'",
         "DELETE FROM result_fields",
+        "UPDATE result_digests SET reports = 1",
+        "DELETE FROM result_digests",
     ],
 )
 def test_triggers_reject_update_and_delete(tmp_path, statement):
@@ -103,3 +106,29 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
     assert conn.execute("SELECT path FROM captures").fetchone()[0] == "a.md"
     assert conn.execute("SELECT COUNT(*) FROM file_stats").fetchone()[0] == 0
 
+
+
+def test_the_v7_migration_digests_every_result_already_stored(tmp_path):
+    from pipeline.passes.base import SOME_DIAGNOSTIC
+    from pipeline.store import MIGRATIONS, _statements, output_digest
+
+    path = tmp_path / "state.db"
+    raw = sqlite3.connect(path)
+    for script in MIGRATIONS[:6]:
+        for statement in _statements(script):
+            raw.execute(statement)
+    raw.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
+    outputs = ['{"diagnostics":[]}', '{"x":"é","diagnostics":[{"code":"w"}]}']
+    for job, output in enumerate(outputs, start=1):
+        raw.execute("""INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
+                       created_at) VALUES (1, 'p', 1, ?, 3, 0)""", (str(job),))  # fmt: skip
+        raw.execute("""INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+                       input_fingerprint, output, created_at) VALUES (?, 1, 'p', 1, 1, ?, ?, 0)""", (job, str(job), output))  # fmt: skip
+    raw.execute("PRAGMA user_version = 6")
+    raw.commit()
+    raw.close()
+    conn = open_store(path)
+    rows = conn.execute("SELECT job_id, sha256, reports FROM result_digests ORDER BY job_id").fetchall()
+    assert [tuple(row) for row in rows] == [
+        (job, output_digest(output), int(SOME_DIAGNOSTIC in output)) for job, output in enumerate(outputs, start=1)
+    ]
