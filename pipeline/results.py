@@ -1,11 +1,11 @@
 """Results as a build reads them from the store: outputs read when used, fields left in the store.
 
-`StoredOutputs` is one pass's results, each known by its digest and read and
-decoded when used; a lazy field (a pass's LAZY_FIELDS, kept in
-`result_fields` beside the output) is a `StoredField` until it is used. A job input may name such a field
-(`{"$stored": [job, field]}`): `resolve_stored` reads it back, as a
-`held.StoredText` when it is a text, and a page kept as a recipe on another
-result's text (`{"$filled": ...}`) is made again when read.
+`StoredOutputs` is one pass's results, each known by its digest (`Stored`) and
+read and decoded when used; a lazy field (a pass's LAZY_FIELDS, kept in
+`result_fields` beside the output) is a `StoredField` until it is used. A job
+input may name such a field (`{"$stored": [job, field]}`): `resolve_stored`
+reads it back, as a `held.StoredText` when it is a text, and a page kept as a
+recipe on another result's text (`{"$filled": ...}`) is made again when read.
 """
 
 from __future__ import annotations

@@ -12,11 +12,9 @@ from pipeline.store import open_store
 def test_a_build_runs_with_the_cyclic_collector_off_and_leaves_it_as_it_found_it(make_wiki):
     config = make_wiki({"a.md": "---\ntitle: A\n---\nSee [[b]].\n", "b.md": "---\ntitle: B\n---\nText.\n"}, search=False)
     during = []
-    frozen = gc.get_freeze_count()
     report = build(config, workers=1, site=True, written=lambda: during.append(gc.isenabled()))
     assert report.site.pages and during == [False]  # rendering ran, with the collector off
     assert gc.isenabled()
-    assert gc.get_freeze_count() > frozen  # what the build holds is not walked when the collector comes back
     gc.disable()
     try:
         build(config, workers=1, site=True, reuse=False)

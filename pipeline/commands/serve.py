@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    gc.enable()  # long-lived: each rebuild's cyclic garbage (its template environment) must be collected
     warm = Warm()  # what one build read, for the next: the preview rebuilds in this process
 
     def build_site(config, written) -> None:

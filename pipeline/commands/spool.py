@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import signal
 import sys
@@ -112,6 +113,7 @@ def _json_line(line: str):
 
 
 def run_drain(args: argparse.Namespace) -> int:
+    gc.enable()  # it may run for days: its cyclic garbage must be collected (`cli.entry` turned it off)
     options = DrainOptions.from_config(config_from(args), lease=args.lease, interval=args.interval)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):  # finish the event at hand, then stop

@@ -133,3 +133,34 @@ def test_the_console_command_exits_with_mains_status_and_all_of_its_output(wiki)
     assert "broken.md:2:1: error: yaml-error" in ok.stdout
     assert ok.stdout.splitlines()[-1].startswith("pages ")  # the last line, printed after the build
     assert strict.stdout.splitlines()[-1].startswith("pages ")
+
+
+def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_commands_turn_it_on(
+    tmp_path, monkeypatch
+):
+    import gc
+    from contextlib import contextmanager
+    from types import SimpleNamespace
+
+    from pipeline import cli
+    from pipeline.commands import serve, spool
+
+    seen = []
+
+    @contextmanager
+    def drainer(options):
+        yield SimpleNamespace(run=lambda once, stop: seen.append(gc.isenabled()) or SimpleNamespace(summary=str))
+
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()) or 0)
+    monkeypatch.setattr(cli.os, "_exit", lambda code: seen.append(code))
+    monkeypatch.setattr(serve, "serve", lambda *args: seen.append(gc.isenabled()))
+    monkeypatch.setattr(spool, "Drainer", drainer)
+    try:
+        cli.entry()
+        assert seen == [False, 0]  # main ran with the collector off, then the process exited
+        assert main(["serve", "--content", str(tmp_path), "--state", str(tmp_path / "state")]) == 0
+        gc.disable()
+        assert main(["spool", "drain", "--once", "--state", str(tmp_path / "state")]) == 0
+        assert seen[2:] == [True, True]  # each long-lived command turned it back on
+    finally:
+        gc.enable()
