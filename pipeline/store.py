@@ -270,7 +270,9 @@ _OPEN: weakref.WeakSet[_Connection] = weakref.WeakSet()
 
 
 def _connect(path, **options) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, factory=_Connection, **options)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, factory=_Connection, **options
+    )  # fmt: skip
     _OPEN.add(conn)
     return conn
 

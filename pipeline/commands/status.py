@@ -8,8 +8,9 @@ from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.store import open_store
 
 TABLES = (
-    "captures", "capture_history", "processing_jobs", "job_attempts", "processing_results", "result_fields", "result_digests"
-)
+    "captures", "capture_history", "processing_jobs", "job_attempts",
+    "processing_results", "result_fields", "result_digests",
+)  # fmt: skip
 
 
 def register(subparsers) -> None:

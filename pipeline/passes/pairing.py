@@ -167,7 +167,7 @@ def _claims(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, str
 def pairing_sources(wiki: Wiki) -> list:
     """What `select` reads of every article's capture: its pairing fields (lang and URL come
     from the metadata results). Hashes and histories are read per article (`pairing_evidence`)."""
-    options = _memos_options(wiki)
+    options = _wiki_options(wiki)
     rows = [(a.path, *claim) for a, claim in zip(wiki.articles, _claims(wiki, options))]
     return sorted(rows, key=lambda row: row[0])
 
@@ -186,11 +186,11 @@ def pairing_evidence(article: Article, wiki: Wiki) -> list:
 
 
 def _memos(wiki: Wiki) -> tuple[dict, Index]:
-    options = _memos_options(wiki)
+    options = _wiki_options(wiki)
     return options, wiki.memo(INDEX, lambda: build_index(wiki, options))
 
 
-def _memos_options(wiki: Wiki) -> dict:
+def _wiki_options(wiki: Wiki) -> dict:
     return wiki.memo("pairing.options", lambda: _options(wiki.options))
 
 
@@ -260,7 +260,8 @@ def _evidence(article: Article, source: str | None, facts: dict, shas: dict[str,
     if article.path in git and source in git:
         return {"kind": "git", "source_path": source, "source": git[source], "own": git[article.path]}
     history = facts.get("history") or {}
-    since, own = current_since(history.get(source), shas[source]), current_since(history.get(article.path), article.sha256)
+    since = current_since(history.get(source), shas[source])
+    own = current_since(history.get(article.path), article.sha256)
     if since and own:
         return {"kind": "history", "source_path": source, "source": since, "own": own, "source_sha256": shas[source]}
     return None
