@@ -26,7 +26,7 @@ from pipeline.errors import UserError
 from pipeline.forks import fork_each
 from pipeline.passes.base import Article
 from pipeline.source import decode, parse_source
-from pipeline.store import db_path, plain_rows, reader, write
+from pipeline.store import db_path, plain_rows, reader, rows_for_ids, write
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
@@ -107,13 +107,9 @@ def load_articles(
     missing = [i for i in ids if i not in found]
     db = db_path(conn)
     columns = f"{ARTICLE_COLUMNS}, raw" if text else ARTICLE_COLUMNS
-    for start in range(0, len(missing), 500):
-        chunk = missing[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = plain_rows(conn).execute(f"SELECT {columns} FROM captures WHERE id IN ({marks})", chunk)
-        for row in rows:
-            fields = _fields(row)
-            found[row[0]] = Article(text=decode(row[11])[0], **fields) if text else StoredArticle.of(fields, db)
+    for row in rows_for_ids(conn, f"SELECT {columns} FROM captures WHERE id IN ({{ids}})", missing):
+        fields = _fields(row)
+        found[row[0]] = Article(text=decode(row[11])[0], **fields) if text else StoredArticle.of(fields, db)
     if known is not None:
         known.update(found)
     return [found[i] for i in ids if i in found]

@@ -21,7 +21,7 @@ from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import Digests, load_kept, load_memo, own_of, save_kept, save_memo, world_of
 from pipeline.results import Stored, StoredOutputs
-from pipeline.store import db_path, plain_rows, write
+from pipeline.store import db_path, rows_for_ids, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
@@ -240,23 +240,11 @@ def load_results(
 
 def _result_rows(conn: sqlite3.Connection, ids: list[int]):
     """(job id, digest, whether it may report a diagnostic) of the jobs `ids` that have a result."""
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        yield from plain_rows(conn).execute(
-            f"SELECT job_id, sha256, reports FROM result_digests WHERE job_id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
+    return rows_for_ids(conn, "SELECT job_id, sha256, reports FROM result_digests WHERE job_id IN ({ids})", ids)
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:
     """(path, pass name, last error) of the jobs of `plan` that ended failed."""
-    ids = list(plan.jobs.values())
-    failed = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        failed += conn.execute(
-            f"""SELECT c.path, j.pass_name, j.last_error FROM processing_jobs j JOIN captures c ON c.id = j.capture_id
-                WHERE j.status = 'failed' AND j.id IN ({','.join('?' * len(chunk))})""",
-            chunk,
-        ).fetchall()
-    return [tuple(row) for row in failed]
+    sql = """SELECT c.path, j.pass_name, j.last_error FROM processing_jobs j JOIN captures c ON c.id = j.capture_id
+             WHERE j.status = 'failed' AND j.id IN ({ids})"""
+    return list(rows_for_ids(conn, sql, list(plan.jobs.values())))

@@ -28,7 +28,8 @@ reads only its capture.
 
 The indexes a pass's selects build from its world alone (its `KEEP` memo
 keys) are kept too, with the world and the code that built them: the one
-select an edit calls then loads the link index instead of building it.
+select an edit calls then loads the link index instead of building it, and
+own digests that read an index (pairing's evidence) load it too.
 """
 
 from __future__ import annotations

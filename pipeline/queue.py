@@ -107,20 +107,20 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
         fenced |= {o.job.id for o in outcomes if o.error is not None and _fence_failed(conn, o, now, backoff)}
         accepted = [o for o in outcomes if o.job.id in fenced]
         rejected = [o for o in outcomes if o.job.id not in fenced]
+        done = [o for o in accepted if o.error is None]
         conn.executemany(
             """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
                    input_fingerprint, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
             [(o.job.id, o.job.capture_id, o.job.pass_name, o.job.pass_version, o.contract_version,
-              o.job.input_fingerprint, o.output_json, now) for o in accepted if o.error is None],
+              o.job.input_fingerprint, o.output_json, now) for o in done],
         )  # fmt: skip
         conn.executemany(
             "INSERT INTO result_digests (job_id, sha256, reports) VALUES (?, ?, ?)",
-            [(o.job.id, output_digest(o.output_json), SOME_DIAGNOSTIC in o.output_json)
-             for o in accepted if o.error is None],
-        )  # fmt: skip
+            [(o.job.id, output_digest(o.output_json), SOME_DIAGNOSTIC in o.output_json) for o in done],
+        )
         conn.executemany(
             "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",
-            [(o.job.id, name, value) for o in accepted if o.error is None for name, value in o.lazy_json],
+            [(o.job.id, name, value) for o in done for name, value in o.lazy_json],
         )
         conn.executemany(
             "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from pipeline import jsonio
 from pipeline.held import FILLED, STORED, StoredText, fill
-from pipeline.store import reader
+from pipeline.store import reader, rows_for_ids
 
 
 class StoredField:
@@ -134,14 +134,9 @@ class StoredOutputs(Mapping):
 
     def _read(self, results: list[Stored]) -> None:
         unread = {stored.job_id: stored for stored in results if stored.output is None}
-        ids = list(unread)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = reader(self.db).execute(
-                f"SELECT job_id, output FROM processing_results WHERE job_id IN ({','.join('?' * len(chunk))})", chunk
-            )
-            for job_id, output in rows:
-                unread[job_id].output = output
+        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
+        for job_id, output in rows_for_ids(reader(self.db), sql, list(unread)):
+            unread[job_id].output = output
 
     def __contains__(self, capture_id) -> bool:
         return capture_id in self.stored  # without reading

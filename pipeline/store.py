@@ -262,6 +262,17 @@ def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
     return cursor
 
 
+IDS_PER_STATEMENT = 500  # well below SQLite's limit on bound parameters
+
+
+def rows_for_ids(conn: sqlite3.Connection, sql: str, ids: list) -> Iterator[tuple]:
+    """The rows (tuples) of `sql` for every id of `ids`, a statement per chunk of them, read as
+    iterated; `sql` holds `({ids})` where the chunk's placeholders go."""
+    for start in range(0, len(ids), IDS_PER_STATEMENT):
+        chunk = ids[start : start + IDS_PER_STATEMENT]
+        yield from plain_rows(conn).execute(sql.format(ids=",".join("?" * len(chunk))), chunk)
+
+
 class _Connection(sqlite3.Connection):
     """A connection this module opened, so that `close_all` can find it (the base class takes no weak reference)."""
 

@@ -27,7 +27,7 @@ from pipeline.spool import enqueue
 from pipeline.spool.events import edit_event
 from pipeline.held import STORED
 from pipeline.results import resolve_stored
-from pipeline.store import db_path, open_store, plain_rows
+from pipeline.store import db_path, open_store, rows_for_ids
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
 BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own
@@ -151,12 +151,8 @@ class Worker:
         if len(self.blobs) + len(missing) > BLOBS_KEPT:  # most blobs serve one job: keep memory flat
             self.blobs.clear()
             missing = list(wanted)
-        for start in range(0, len(missing), 500):
-            chunk = missing[start : start + 500]
-            rows = plain_rows(self.conn).execute(
-                f"SELECT sha256, json FROM job_inputs WHERE sha256 IN ({','.join('?' * len(chunk))})", chunk
-            )
-            self.blobs.update((sha, self.decode(text)) for sha, text in rows)
+        rows = rows_for_ids(self.conn, "SELECT sha256, json FROM job_inputs WHERE sha256 IN ({ids})", missing)
+        self.blobs.update((sha, self.decode(text)) for sha, text in rows)
 
     def decode(self, text: str):
         value = jsonio.loads(text)

@@ -103,8 +103,9 @@ def test_every_result_is_stored_with_its_digest_and_whether_it_reports(make_wiki
     from pipeline.passes.base import SOME_DIAGNOSTIC
     from pipeline.store import output_digest
 
-    build(make_wiki(WIKI, search=False), workers=1)
-    conn = open_store(make_wiki(WIKI).state_db)
+    config = make_wiki(WIKI, search=False)
+    build(config, workers=1)
+    conn = open_store(config.state_db)
     rows = conn.execute(
         "SELECT r.output, d.sha256, d.reports FROM processing_results r LEFT JOIN result_digests d USING (job_id)"
     ).fetchall()
