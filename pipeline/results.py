@@ -148,14 +148,27 @@ class StoredOutputs(Mapping):
         """The result as a digest names it, without reading it: its store and job (a job's result never changes)."""
         return [self.db, self.stored[capture_id].job_id]
 
+    def digest(self, capture_id: int) -> str:
+        """The sha256 of the output's JSON, known without reading it."""
+        return self.stored[capture_id].sha256
+
     def reporting(self) -> list[int]:
-        """The capture ids whose output may report a diagnostic, found without reading any."""
-        return [capture_id for capture_id, stored in self.stored.items() if stored.reports]
+        """The capture ids whose output may report a diagnostic, found without reading any. Their
+        outputs are read at once, as the caller is about to use them: one by one, the 33rd read
+        would read the whole pass (a big wiki's red links are in a few thousand of its outputs)."""
+        found = [capture_id for capture_id, stored in self.stored.items() if stored.reports]
+        self._read([self.stored[capture_id] for capture_id in found])
+        return found
 
     def mentioning(self, text: str) -> list[int]:
-        """The capture ids whose output's JSON contains `text`, found without decoding any."""
-        self._read(list(self.stored.values()))
-        return [capture_id for capture_id, stored in self.stored.items() if text in stored.output]
+        """The capture ids whose output's JSON contains `text`, found without decoding any. The store
+        searches the outputs not read yet (they stay there), and those found are read, to be used."""
+        unread = {stored.job_id: capture_id for capture_id, stored in self.stored.items() if stored.output is None}
+        sql = "SELECT job_id FROM processing_results WHERE instr(output, ?) > 0 AND job_id IN ({ids})"
+        found = {unread[job_id] for job_id, in rows_for_ids(reader(self.db), sql, list(unread), (text,))}
+        found.update(capture_id for capture_id, stored in self.stored.items() if stored.output and text in stored.output)
+        self._read([self.stored[capture_id] for capture_id in found])
+        return [capture_id for capture_id in self.stored if capture_id in found]
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.stored)

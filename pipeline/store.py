@@ -237,8 +237,19 @@ SCHEMA_V7 = (
     + _immutable("result_digests")
 )
 
+# v8: every column of a capture an Article holds but its bytes, in a covering index. A capture's
+# bytes (7 KB for a 1,000-word article) overflow its table page and come before its frontmatter,
+# so reading the frontmatter of a row walked its overflow pages: loading the 13,000 articles of a
+# big wiki read 93 MB through the table, and reads 6 MB through this index (twice as fast).
+SCHEMA_V8 = """
+    CREATE INDEX captures_fields ON captures (id, path, sha256, size, decode_error, frontmatter,
+        frontmatter_error, frontmatter_error_line, body_line, lang, slug);
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
-MIGRATIONS: tuple[str, ...] = (SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7)
+MIGRATIONS: tuple[str, ...] = (
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8
+)  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -265,12 +276,12 @@ def plain_rows(conn: sqlite3.Connection) -> sqlite3.Cursor:
 IDS_PER_STATEMENT = 500  # well below SQLite's limit on bound parameters
 
 
-def rows_for_ids(conn: sqlite3.Connection, sql: str, ids: list) -> Iterator[tuple]:
+def rows_for_ids(conn: sqlite3.Connection, sql: str, ids: list, params: tuple = ()) -> Iterator[tuple]:
     """The rows (tuples) of `sql` for every id of `ids`, a statement per chunk of them, read as
-    iterated; `sql` holds `({ids})` where the chunk's placeholders go."""
+    iterated; `sql` holds `({ids})` where the chunk's placeholders go, after those of `params`."""
     for start in range(0, len(ids), IDS_PER_STATEMENT):
         chunk = ids[start : start + IDS_PER_STATEMENT]
-        yield from plain_rows(conn).execute(sql.format(ids=",".join("?" * len(chunk))), chunk)
+        yield from plain_rows(conn).execute(sql.format(ids=",".join("?" * len(chunk))), (*params, *chunk))
 
 
 class _Connection(sqlite3.Connection):

@@ -16,6 +16,7 @@ from pipeline.site.writer import in_output, previous_files
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
+SEEDS = "page-seeds.json"  # in the state folder: what each page takes of its results (seeds.py)
 
 
 @dataclass

@@ -14,11 +14,12 @@ from typing import Callable
 
 from pipeline.facts import Change
 from pipeline.passes.base import Article, Wiki
+from pipeline.site.seeds import Seed, Seeds, seed_key, seed_of
 from pipeline.urls import article_url, history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
-LINKED = ("ok", "fallback")
+SEED_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its seed (seeds.py)
 
 
 class PageBody:
@@ -120,21 +121,23 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
     return [default] + [lang for lang in chosen if lang != default]
 
 
-def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Model:
+def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None = None) -> Model:
+    """The model of `wiki`; `seeds` (the last build's, see seeds.py) gets the seeds this one used."""
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
-    metas = {a.capture_id: metadata[a.capture_id] for a in wiki.articles if a.capture_id in metadata}  # decoded once
-    articles = [a for a in wiki.articles if a.capture_id in metas]
+    seeds = Seeds() if seeds is None else seeds
+    made = {a.capture_id: _seed(a.capture_id, wiki, seeds) for a in wiki.articles if a.capture_id in metadata}
+    articles = [a for a in wiki.articles if a.capture_id in made]
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
-    links = {a.capture_id: _link_to(a.path, metas[a.capture_id], default) for a in articles}
-    backlinks, broken = _links(articles, links, wiki.results.get("wikilinks", {}))
+    links = {a.capture_id: _link_to(a.path, made[a.capture_id], default) for a in articles}
+    backlinks, broken = _links(articles, links, made)
     last_seen = {change.path: change.time for change in log}
     # Which results each page shows, looked up without decoding any (a StoredOutputs' keys are its dict's).
     shown = [(name, versions[name], wiki.results[name].keys()) for name in PAGE_PASSES if name in wiki.results]
     pages, taken, conflicts = [], {}, []
     for article in sorted(articles, key=lambda a: a.path):
         passes = [(name, version) for name, version, present in shown if article.capture_id in present]
-        page = _page(article, metas[article.capture_id], links[article.capture_id].url, wiki, passes,
+        page = _page(article, made[article.capture_id], links[article.capture_id].url, wiki, passes,
                      backlinks.get(article.path, []), last_seen.get(article.path))  # fmt: skip
         if page.url in taken:
             conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
@@ -146,22 +149,36 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int]) -> Mode
     return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
 
 
-def _link_to(path: str, meta: dict, default_language: str) -> Link:
-    return Link(meta["title"], article_url(path, meta["slug"], meta["lang"], default_language), meta["lang"])
+def _seed(capture_id: int, wiki: Wiki, seeds: Seeds) -> Seed:
+    """The article's seed, known by the digests of its three results, else made of their outputs."""
+    results = [wiki.results.get(name, {}) for name in SEED_PASSES]
+    return seeds.get(_seed_key(results, capture_id), lambda: seed_of(*(outputs.get(capture_id) for outputs in results)))
 
 
-def _page(article: Article, meta: dict, url: str, wiki: Wiki, passes: list, backlinks: list[Link], seen: str | None):
-    """`passes`: (pass, version) of each result the page shows. Decoded here: only what every
-    page needs (its body is decoded if it is rendered)."""
-    pairing = wiki.results.get("pairing", {}).get(article.capture_id) or {}
+def _seed_key(results: list, capture_id: int) -> str | None:
+    """The digests of an article's results (`-`: none), as one key; None when one is held as plain data (tests)."""
+    digests = []
+    for outputs in results:
+        digest = getattr(outputs, "digest", None)  # StoredOutputs know a result's digest without reading it
+        if capture_id in outputs and digest is None:
+            return None
+        digests.append(digest(capture_id) if capture_id in outputs else "-")
+    return seed_key(digests)
+
+
+def _link_to(path: str, seed: Seed, default_language: str) -> Link:
+    return Link(seed.title, article_url(path, seed.slug, seed.lang, default_language), seed.lang)
+
+
+def _page(article: Article, seed: Seed, url: str, wiki: Wiki, passes: list, backlinks: list[Link], seen: str | None):
+    """`passes`: (pass, version) of each result the page shows. Its body is decoded if it is rendered."""
     git_time = (wiki.facts.get("git_times") or {}).get(article.path)
     return ArticlePage(
-        path=article.path, capture_id=article.capture_id, lang=meta["lang"], url=url, title=meta["title"],
-        short_description=meta.get("short_description"), body=page_body(article, wiki), backlinks=backlinks,
-        aliases=list(meta.get("aliases", [])), category_names=list(meta.get("categories", [])),
-        pair_paths=[t["path"] for t in pairing.get("translations", [])],
-        outdated=pairing.get("outdated"), updated=iso_time(git_time) if git_time else seen,
-        capture=article.sha256, passes=passes, draft=bool(meta.get("draft")),
+        path=article.path, capture_id=article.capture_id, lang=seed.lang, url=url, title=seed.title,
+        short_description=seed.short_description, body=page_body(article, wiki), backlinks=backlinks,
+        aliases=list(seed.aliases), category_names=list(seed.categories), pair_paths=list(seed.pair_paths),
+        outdated=seed.outdated, updated=iso_time(git_time) if git_time else seen,
+        capture=article.sha256, passes=passes, draft=seed.draft,
     )  # fmt: skip
 
 
@@ -200,21 +217,19 @@ def fallback_html(article: Article, options: dict) -> dict:
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
 
 
-def _links(articles: list[Article], links: dict[int, Link], wikilinks) -> tuple[dict, list[tuple[Link, str]]]:
+def _links(articles: list[Article], links: dict[int, Link], seeds: dict[int, Seed]) -> tuple[dict, list]:
     """target path -> the articles linking to it ("What links here"), by title; and every red link."""
     found: dict[str, dict[str, Link]] = {}
     broken = []
     for article in articles:
-        source, path = links[article.capture_id], article.path
-        for link in (wikilinks.get(article.capture_id) or {}).get("links", []):
-            target = link.get("target_path")
-            if link["status"] in LINKED and target and target != path:
+        source, path, seed = links[article.capture_id], article.path, seeds[article.capture_id]
+        for target in seed.linked:
+            if target != path:
                 sources = found.get(target)  # not setdefault: it would make a dict for each of 100,000 links
                 if sources is None:
                     found[target] = sources = {}
                 sources[path] = source
-            elif link["status"] == "broken":
-                broken.append((source, link["target"]))
+        broken += [(source, target) for target in seed.broken]
     backlinks = {path: sorted(sources.values(), key=lambda l: l.title.casefold()) for path, sources in found.items()}
     return backlinks, broken
 

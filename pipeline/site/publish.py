@@ -7,10 +7,11 @@ from typing import Callable
 from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
-from pipeline.site import MANIFEST, SEARCH_PENDING, SiteReport, normalize_base, search_pending
+from pipeline.site import MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending
 from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
+from pipeline.site.seeds import load_seeds, save_seeds
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
 
@@ -27,7 +28,10 @@ def render_site(
     `written` is called once the pages are in place, before the search index is rebuilt
     (the preview reloads then: at 10,000 articles the index takes longer than the build).
     """
-    model = build_model(wiki, log, versions)
+    seeds = load_seeds(config.state_dir / SEEDS)
+    model = build_model(wiki, log, versions, seeds)
+    if seeds.changed:
+        save_seeds(config.state_dir / SEEDS, seeds)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     env = environment(config.templates_dir, settings.base_url)
     manifest = config.state_dir / MANIFEST

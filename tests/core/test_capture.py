@@ -50,6 +50,20 @@ def test_capture_records_fields(make_wiki):
     assert row["captured_at"] and row["kind"] == "file"
 
 
+def test_articles_without_their_text_are_read_from_the_covering_index_alone(make_wiki):
+    config = make_wiki({"a.md": "---\ntitle: Alpha\ncategories: [X]\n---\n" + "Body. " * 2000})
+    conn, _ = _capture(config)
+    queries = []
+    conn.set_trace_callback(queries.append)
+    [article] = load_articles(conn, current_capture_ids(conn), text=False)
+    conn.set_trace_callback(None)
+    [query] = [q for q in queries if "FROM captures" in q]
+    plan = " ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {query}"))
+    assert "COVERING INDEX captures_fields" in plan  # not the table, whose rows hold the bytes
+    assert article.frontmatter == {"title": "Alpha", "categories": ["X"]} and article.body_line == 5
+    assert article.body.startswith("Body. Body.")
+
+
 def test_language_from_frontmatter_then_suffix_then_default(make_wiki):
     config = make_wiki({"a.md": "---\nlanguage: fr\n---\n", "b.pt-BR.md": "x", "c.md": "x", "notes.old.md": "x"})
     conn, _ = _capture(config)

@@ -51,3 +51,44 @@ def test_a_job_input_names_a_field_and_the_worker_reads_it_back(tmp_path):
     read = resolve_stored(jsonio.loads(encoded), db)["markup"]
     assert read == {"html": TEMPLATE, "slots": [1, 2], "n": 1}
     assert read["html"].source == (2, "html")  # a text remembers where it is held
+
+
+def _outputs(tmp_path, outputs: list[dict]):
+    """A StoredOutputs of one pass over `outputs` (capture and job i + 1 for the i-th), none read yet."""
+    from pipeline.passes.base import SOME_DIAGNOSTIC
+    from pipeline.results import Stored, StoredOutputs
+    from pipeline.store import output_digest
+
+    db = tmp_path / "state.db"
+    conn = open_store(db)
+    stored = StoredOutputs(str(db))
+    for ident, output in enumerate(map(jsonio.dumps, outputs), start=1):
+        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES (?, 'x', 'file', 0, 'now')",
+                     (f"{ident}.md",))  # fmt: skip
+        conn.execute("""INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint,
+                        max_attempts, created_at) VALUES (?, 'w', 1, 'y', 3, 0)""", (ident,))  # fmt: skip
+        conn.execute("""INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+                        input_fingerprint, output, created_at) VALUES (?, ?, 'w', 1, 1, 'y', ?, 0)""",
+                     (ident, ident, output))  # fmt: skip
+        stored.add(ident, Stored(ident, output_digest(output), SOME_DIAGNOSTIC in output))
+    conn.commit()
+    conn.close()
+    return stored
+
+
+def test_outputs_mentioning_a_text_are_found_in_the_store_and_only_they_are_read(tmp_path):
+    outputs = [{"links": [{"embed": i % 20 == 3}], "diagnostics": []} for i in range(60)]
+    stored = _outputs(tmp_path, outputs)
+    stored[5]  # one read before: it is searched here, not in the store
+    assert stored.mentioning('"embed":true') == [4, 24, 44]
+    read = {capture_id for capture_id, result in stored.stored.items() if result.output is not None}
+    assert read == {4, 5, 24, 44}
+    assert stored.mentioning('"embed":false') == [i for i in range(1, 61) if i not in (4, 24, 44)]
+
+
+def test_outputs_that_may_report_are_read_at_once_and_no_others(tmp_path):
+    outputs = [{"diagnostics": [{"code": "x"}] if i % 2 else []} for i in range(100)]
+    stored = _outputs(tmp_path, outputs)
+    reporting = stored.reporting()
+    assert reporting == list(range(2, 101, 2)) and [stored[i]["diagnostics"] for i in reporting[-1:]] == [[{"code": "x"}]]
+    assert {i for i, result in stored.stored.items() if result.output is not None} == set(reporting)  # 50 > ONE_BY_ONE

@@ -1,0 +1,106 @@
+"""What each article page takes from its metadata, wikilinks and pairing results, kept between builds.
+
+Every page of the site needs every article's title and URL, and the "What
+links here" of a page needs every other article's links: so building the
+model decoded those three results of every article (at 10,000 articles,
+33 MB of JSON read and decoded) though an edit changes one article's. A
+`Seed` is the little a page takes of them. It is a pure function of the
+three outputs, so it is known by their digests (a result's digest is known
+without reading it): `Seeds` hands back the seed of the same three outputs
+from the last build, and makes it from the outputs only for the articles
+whose results changed. The cache is a JSON file in the state folder,
+written when its seeds changed, and ignored when this module's code did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+LINKED = ("ok", "fallback")  # link statuses that reach a page (the others are red or ambiguous)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """What one article's page and its links elsewhere take from its results (plain data)."""
+
+    title: str
+    slug: str
+    lang: str
+    short_description: str | None
+    aliases: list[str]
+    categories: list[str]  # as the article names them
+    draft: bool
+    linked: list[str]  # paths its links reach (maybe its own), each once
+    broken: list[str]  # targets of its red links, in order
+    pair_paths: list[str]  # its translations, by path
+    outdated: dict | None  # the pairing pass's verdict on it
+
+
+def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
+    """The seed of an article's metadata output and its wikilinks and pairing outputs (None: none)."""
+    links = (wikilinks or {}).get("links", [])
+    pairing = pairing or {}
+    return Seed(
+        title=meta["title"], slug=meta["slug"], lang=meta["lang"], short_description=meta.get("short_description"),
+        aliases=list(meta.get("aliases", [])), categories=list(meta.get("categories", [])),
+        draft=bool(meta.get("draft")),
+        linked=list(dict.fromkeys(link["target_path"] for link in links
+                                  if link["status"] in LINKED and link.get("target_path"))),
+        broken=[link["target"] for link in links if link["status"] == "broken"],
+        pair_paths=[t["path"] for t in pairing.get("translations", [])], outdated=pairing.get("outdated"),
+    )  # fmt: skip
+
+
+def seed_key(digests: list[str]) -> str:
+    """The key of the seed of the outputs of these digests (128 bits of their sha256: a third of their length)."""
+    return hashlib.sha256("|".join(digests).encode()).hexdigest()[:32]
+
+
+class Seeds:
+    """Seeds by the digests of the outputs they were made of: those of the last build, and this build's."""
+
+    def __init__(self, known: dict[str, Seed] | None = None) -> None:
+        self.known = known or {}
+        self.used: dict[str, Seed] = {}
+
+    def get(self, key: str | None, make) -> Seed:
+        """The seed known by `key` (None: outputs without digests, made each time), else `make()`'s."""
+        if key is None:
+            return make()
+        seed = self.used.get(key) or self.known.get(key)
+        if seed is None:
+            seed = make()
+        self.used[key] = seed
+        return seed
+
+    @property
+    def changed(self) -> bool:
+        """Whether this build used other seeds than the last kept."""
+        return self.used.keys() != self.known.keys()
+
+
+CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # seeds made by other code are not this code's
+
+
+def load_seeds(path: Path) -> Seeds:
+    """The seeds kept at `path` by this code (none when the file is missing, unreadable or another code's)."""
+    try:
+        kept = orjson.loads(path.read_bytes())
+        known = {key: Seed(*fields) for key, fields in kept["seeds"].items()} if kept.get("code") == CODE else {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):  # a cache: what does not load is made again
+        known = {}
+    return Seeds(known)
+
+
+def save_seeds(path: Path, seeds: Seeds) -> None:
+    """Keep this build's seeds at `path` (whole, in place of the last: a stopped write leaves the old file)."""
+    # A seed as the list of its fields, without their names: a fifth less to read back.
+    data = orjson.dumps({"code": CODE, "seeds": {key: list(vars(seed).values()) for key, seed in seeds.used.items()}})
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)

@@ -1,0 +1,78 @@
+"""Seeds: what a page takes of its metadata, wikilinks and pairing results, kept between builds."""
+
+from __future__ import annotations
+
+import orjson
+from helpers import SITE, build_site
+
+from pipeline.build import passes_for
+from pipeline.facts import gather
+from pipeline.site import SEEDS
+from pipeline.site import model as site_model
+from pipeline.site.model import build_model
+from pipeline.site.render import _digest
+from pipeline.site.seeds import CODE, Seed, Seeds, load_seeds, save_seeds, seed_of
+from pipeline.store import open_store
+
+
+def _model_digest(model) -> str:
+    return _digest((model.articles, model.broken, model.languages, model.conflicts))
+
+
+def _edited(make_wiki, monkeypatch, edits: dict[str, str]):
+    """The SITE wiki built, then built again after `edits`: (config, report, the seeds that build made)."""
+    config = make_wiki(SITE)
+    build_site(config)
+    made = []
+    monkeypatch.setattr(site_model, "seed_of", lambda *outputs: made.append(outputs) or seed_of(*outputs))
+    for path, text in edits.items():
+        (config.content_dir / path).write_text(text)
+    return config, build_site(config), made
+
+
+def test_a_model_from_the_kept_seeds_is_the_model_from_the_outputs(make_wiki, monkeypatch):
+    # Beta now links elsewhere and to a red link; Alfa no longer names its pair.
+    config, report, made = _edited(make_wiki, monkeypatch, {
+        "beta.md": "---\ntitle: Beta\ncategories: [guides]\n---\n\n[[evil]], [[gone]].\n",
+        "alpha.es.md": "---\ntitle: Alfa\ncategory: guides\n---\n\nAlfa.\n",
+    })  # fmt: skip
+    assert report.site.written and len(made) == 3  # beta and alfa, and alpha (its pair is one-way now)
+    wiki, conn = report.process.wiki, open_store(config.state_db)
+    log, versions = gather(conn, config.content_dir).log, {spec.name: spec.version for spec in passes_for(config)}
+    conn.close()
+    kept = build_model(wiki, log, versions, load_seeds(config.state_dir / SEEDS))
+    assert _model_digest(kept) == _model_digest(build_model(wiki, log, versions))  # every seed made anew
+    beta = kept.by_path()["beta.md"]
+    assert [link.title for link in kept.by_path()["evil.md"].backlinks] == ["Beta"] and beta.category_names == ["guides"]
+    assert ("Beta", "gone") in [(source.title, target) for source, target in kept.broken]
+
+
+def test_a_build_makes_no_seed_it_kept(make_wiki, monkeypatch):
+    body = '---\ntitle: "<script>alert(1)</script>"\n---\n\nA new body.\n'
+    _, report, made = _edited(make_wiki, monkeypatch, {"evil.md": body})
+    assert report.site.written and made == []  # a body edit leaves the three results as they were
+
+
+SEED = Seed("T", "t", "en", None, ["A"], ["c"], False, ["x.md"], ["gone"], [], {"status": "current"})
+
+
+def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_path):
+    path = tmp_path / SEEDS
+    seeds = Seeds()
+    seeds.get("k", lambda: SEED)
+    assert seeds.changed
+    save_seeds(path, seeds)
+    loaded = load_seeds(path)
+    assert loaded.known == {"k": SEED} and loaded.get("k", lambda: None) == SEED and not loaded.changed
+    path.write_bytes(orjson.dumps({"code": "other" + CODE, "seeds": {"k": SEED}}))
+    assert load_seeds(path).known == {}
+    for broken in (b"{", b"[]", orjson.dumps({"code": CODE, "seeds": {"k": ["T"]}})):
+        path.write_bytes(broken)
+        assert load_seeds(path).known == {}
+    assert load_seeds(tmp_path / "missing.json").known == {}
+
+
+def test_outputs_known_by_no_digest_make_their_seed_each_time():
+    seeds, made = Seeds({"k": SEED}), []
+    assert seeds.get(None, lambda: made.append(1) or SEED) == SEED and seeds.get(None, lambda: made.append(1)) is None
+    assert made == [1, 1] and seeds.used == {}
