@@ -59,6 +59,7 @@ class Warm:
     store: tuple = ()  # `store_identity` of the database it was read from
     articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
     outputs: dict[int, tuple[str, Stored]] = field(default_factory=dict)  # job id -> (pass name, its result)
+    seeds: dict = field(default_factory=dict)  # what the last build's pages took of their results (site/seeds.py)
 
     def open(self, conn: sqlite3.Connection) -> Warm:
         """Itself, emptied first when `conn` is not the store it was read from."""
@@ -169,17 +170,23 @@ def collector_paused():
 
 def render(
     config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int,
-    intact: bool, written: Callable[[], None],
+    intact: bool, written: Callable[[], None], warm: Warm | None = None,
 ) -> SiteReport:
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
     from pipeline.site.publish import render_site
+    from pipeline.site.seeds import Seeds
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    return render_site(
-        config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written
+    seeds = Seeds(warm.seeds) if warm is not None and warm.seeds else None  # None: those kept in the state folder
+    report = render_site(
+        config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written,
+        seeds=seeds,
     )  # fmt: skip
+    if warm is not None:
+        warm.seeds = report.seeds
+    return report
 
 
 @collector_paused()
@@ -212,7 +219,7 @@ def build(
         processed = process(conn, config, specs, count, progress, gathered, warm)
         rendered = None
         if site:
-            rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact, written)
+            rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact, written, warm)
         if not processed.failures:
             counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
             jobs = len(processed.created_jobs) + processed.reused

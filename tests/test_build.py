@@ -57,6 +57,23 @@ def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_w
     assert folder_hashes(config.out_dir) == before
 
 
+def test_a_warm_build_takes_the_seeds_it_kept_and_writes_them_back_when_the_file_is_gone(make_wiki, monkeypatch):
+    from pipeline.site import SEEDS, publish
+
+    config = make_wiki(WIKI, search=False)
+    warm = Warm()
+    build(config, workers=1, site=True, warm=warm)
+    assert len(warm.seeds) == 4
+    loads = []
+    load = publish.load_seeds
+    monkeypatch.setattr(publish, "load_seeds", lambda path: loads.append(path) or load(path))
+    (config.state_dir / SEEDS).unlink()
+    (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBack to [[c]].\n")
+    build(config, workers=1, site=True, warm=warm)
+    assert loads == [] and len(warm.seeds) == 4  # b's seed made anew, the others taken from memory
+    assert load(config.state_dir / SEEDS).known == warm.seeds
+
+
 def job_ids(config) -> set[int]:
     conn = open_store(config.state_db)
     ids = {row[0] for row in conn.execute("SELECT id FROM processing_jobs")}

@@ -11,7 +11,7 @@ from pipeline.site import MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize
 from pipeline.site.model import build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
-from pipeline.site.seeds import load_seeds, save_seeds
+from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
 
@@ -19,7 +19,7 @@ from pipeline.site.writer import SiteWriter, in_output, previous_keys
 def render_site(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
     tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
-    written: Callable[[], None] = lambda: None,
+    written: Callable[[], None] = lambda: None, seeds: Seeds | None = None,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
 
@@ -27,11 +27,13 @@ def render_site(
     looked, beside capture), so a page whose inputs are unchanged is not looked for again.
     `written` is called once the pages are in place, before the search index is rebuilt
     (the preview reloads then: at 10,000 articles the index takes longer than the build).
+    `seeds`: those the last build used, when the caller kept them (else read from the state folder).
     """
-    seeds = load_seeds(config.state_dir / SEEDS)
+    kept = config.state_dir / SEEDS
+    seeds = load_seeds(kept) if seeds is None else seeds
     model = build_model(wiki, log, versions, seeds)
-    if seeds.changed:
-        save_seeds(config.state_dir / SEEDS, seeds)
+    if seeds.changed or not kept.exists():
+        save_seeds(kept, seeds)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     env = environment(config.templates_dir, settings.base_url)
     manifest = config.state_dir / MANIFEST
@@ -42,7 +44,7 @@ def render_site(
     files = writer.finish(rendered.keys)
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
-        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
+        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts, seeds=seeds.used,
     )  # fmt: skip
     pending = config.state_dir / SEARCH_PENDING
     if config.search and (files.written or files.removed):
