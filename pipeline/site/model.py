@@ -126,7 +126,8 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: 
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
     seeds = Seeds() if seeds is None else seeds
-    made = {a.capture_id: _seed(a.capture_id, wiki, seeds) for a in wiki.articles if a.capture_id in metadata}
+    results = [wiki.results.get(name, {}) for name in SEED_PASSES]
+    made = {a.capture_id: _seed(a.capture_id, results, seeds) for a in wiki.articles if a.capture_id in metadata}
     articles = [a for a in wiki.articles if a.capture_id in made]
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = {a.capture_id: _link_to(a.path, made[a.capture_id], default) for a in articles}
@@ -149,9 +150,8 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: 
     return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
 
 
-def _seed(capture_id: int, wiki: Wiki, seeds: Seeds) -> Seed:
-    """The article's seed, known by the digests of its three results, else made of their outputs."""
-    results = [wiki.results.get(name, {}) for name in SEED_PASSES]
+def _seed(capture_id: int, results: list, seeds: Seeds) -> Seed:
+    """The article's seed, known by the digests of its results (those of SEED_PASSES), else made of their outputs."""
     return seeds.get(_seed_key(results, capture_id), lambda: seed_of(*(outputs.get(capture_id) for outputs in results)))
 
 
