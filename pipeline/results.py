@@ -166,7 +166,7 @@ class StoredOutputs(Mapping):
         unread = {stored.job_id: capture_id for capture_id, stored in self.stored.items() if stored.output is None}
         sql = "SELECT job_id FROM processing_results WHERE instr(output, ?) > 0 AND job_id IN ({ids})"
         found = {unread[job_id] for job_id, in rows_for_ids(reader(self.db), sql, list(unread), (text,))}
-        found.update(capture_id for capture_id, stored in self.stored.items() if stored.output and text in stored.output)
+        found.update(capture_id for capture_id, stored in self.stored.items() if text in (stored.output or ""))
         self._read([self.stored[capture_id] for capture_id in found])
         return [capture_id for capture_id in self.stored if capture_id in found]
 
