@@ -20,7 +20,7 @@ from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import Digests, load_kept, load_memo, own_of, save_kept, save_memo, world_of
-from pipeline.results import Stored, StoredOutputs
+from pipeline.results import Stored, StoredOutputs, keep_mentions
 from pipeline.store import db_path, rows_for_ids, write
 
 
@@ -86,6 +86,7 @@ def plan_round(
     plan = Plan()
     with write(conn):
         lent = _lend(conn, specs, articles, wiki, digests or {})
+        keep_mentions(conn, wiki.results.values())  # what the worlds' parts searched the outputs for
         # Article-major order: a worker's batch then holds several passes of one article,
         # so a parse cached in the worker process serves all of them.
         todo = [(a, spec) for a in articles for spec in specs if (a.capture_id, spec.name) not in lent.jobs]

@@ -10,13 +10,14 @@ recipe on another result's text (`{"$filled": ...}`) is made again when read.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Iterator
 
 from pipeline import jsonio
 from pipeline.held import FILLED, STORED, StoredText, fill
-from pipeline.store import reader, rows_for_ids
+from pipeline.store import plain_rows, reader, rows_for_ids
 
 
 class StoredField:
@@ -118,6 +119,7 @@ class StoredOutputs(Mapping):
     def __init__(self, db: str, lazy: tuple[str, ...] = ()) -> None:
         self.db, self.lazy = db, lazy
         self.stored: dict[int, Stored] = {}  # capture id -> its result
+        self.learned: list[tuple[str, int, bool]] = []  # (text, job id, whether its output holds it), not yet kept
         self._reads = 0
 
     def add(self, capture_id: int, stored: Stored) -> None:
@@ -161,17 +163,34 @@ class StoredOutputs(Mapping):
         return found
 
     def mentioning(self, text: str) -> list[int]:
-        """The capture ids whose output's JSON contains `text`, found without decoding any. The store
-        searches the outputs not read yet (they stay there), and those found are read, to be used."""
-        unread = {stored.job_id: capture_id for capture_id, stored in self.stored.items() if stored.output is None}
+        """The capture ids whose output's JSON contains `text`, found without decoding any; their outputs
+        are read, to be used. Whether an output holds a text never changes: the store knows it of the
+        outputs a build searched before (`result_mentions`), and searches the others itself (those not
+        read yet stay there); what it finds is in `learned` until `keep_mentions` writes it."""
+        facts = dict(plain_rows(reader(self.db)).execute(
+            "SELECT job_id, present FROM result_mentions WHERE text = ?", (text,)))  # fmt: skip
+        unknown = [stored for stored in self.stored.values() if stored.job_id not in facts]
+        unread = [stored.job_id for stored in unknown if stored.output is None]
         sql = "SELECT job_id FROM processing_results WHERE instr(output, ?) > 0 AND job_id IN ({ids})"
-        found = {unread[job_id] for job_id, in rows_for_ids(reader(self.db), sql, list(unread), (text,))}
-        found.update(capture_id for capture_id, stored in self.stored.items() if text in (stored.output or ""))
-        self._read([self.stored[capture_id] for capture_id in found])
-        return [capture_id for capture_id in self.stored if capture_id in found]
+        found = {job_id for job_id, in rows_for_ids(reader(self.db), sql, unread, (text,))}
+        for stored in unknown:
+            facts[stored.job_id] = stored.job_id in found or text in (stored.output or "")
+            self.learned.append((text, stored.job_id, facts[stored.job_id]))
+        hits = [capture_id for capture_id, stored in self.stored.items() if facts[stored.job_id]]
+        self._read([self.stored[capture_id] for capture_id in hits])
+        return hits
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.stored)
 
     def __len__(self) -> int:
         return len(self.stored)
+
+
+def keep_mentions(conn: sqlite3.Connection, results) -> None:
+    """Write what the `StoredOutputs` among `results` learned of their outputs' texts (in the caller's transaction)."""
+    for outputs in results:
+        learned = getattr(outputs, "learned", None)
+        if learned:
+            conn.executemany("INSERT OR IGNORE INTO result_mentions VALUES (?, ?, ?)", learned)
+            learned.clear()

@@ -246,9 +246,21 @@ SCHEMA_V8 = """
         frontmatter_error, frontmatter_error_line, body_line, lang, slug);
 """
 
+# v9: whether a result's output holds a text, once a build has searched it for that text
+# (`StoredOutputs.mentioning`: the html pass looks for the wikilinks outputs that embed an article).
+# Outputs never change, so neither does a row; a missing row only costs one search of that output.
+SCHEMA_V9 = """
+    CREATE TABLE result_mentions (
+        text TEXT NOT NULL,
+        job_id INTEGER NOT NULL,
+        present INTEGER NOT NULL,         -- 1 when the output's JSON holds the text
+        PRIMARY KEY (text, job_id)
+    ) WITHOUT ROWID;
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
-    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -92,3 +92,27 @@ def test_outputs_that_may_report_are_read_at_once_and_no_others(tmp_path):
     reporting = stored.reporting()
     assert reporting == list(range(2, 101, 2)) and stored[100]["diagnostics"] == [{"code": "x"}]
     assert {i for i, result in stored.stored.items() if result.output is not None} == set(reporting)  # 50 > ONE_BY_ONE
+
+
+def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_none(tmp_path):
+    from pipeline.results import Stored, StoredOutputs, keep_mentions
+    from pipeline.store import reader
+
+    first = _outputs(tmp_path, [{"links": [{"embed": i % 20 == 3}]} for i in range(60)])
+    assert first.mentioning('"embed":true') == [4, 24, 44] and len(first.learned) == 60
+    conn = open_store(tmp_path / "state.db")
+    keep_mentions(conn, [first, {}])  # plain results (tests) learn nothing
+    conn.close()
+    again = StoredOutputs(first.db)
+    for capture_id, stored in first.stored.items():
+        again.add(capture_id, Stored(stored.job_id, stored.sha256, stored.reports))
+    searches = []
+    reader(first.db).set_trace_callback(lambda sql: searches.append(sql) if "instr" in sql else None)
+    try:
+        assert again.mentioning('"embed":true') == [4, 24, 44] and again.mentioning('"embed":false')
+    finally:
+        reader(first.db).set_trace_callback(None)
+    [search] = searches  # none for the text looked for before; one for the other, of the outputs not read yet
+    assert '"embed":false' in search
+    assert [stored.output is not None for stored in again.stored.values()].count(True) == 60
+    assert again.learned and {text for text, _, _ in again.learned} == {'"embed":false'}
