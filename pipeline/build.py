@@ -179,13 +179,13 @@ def render(
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    seeds = Seeds(warm.seeds) if warm is not None and warm.seeds else None  # None: those kept in the state folder
+    seeds = Seeds(warm.seeds) if warm is not None else None  # a command line's are let go once used
     report = render_site(
         config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written,
         seeds=seeds,
     )  # fmt: skip
     if warm is not None:
-        warm.seeds = report.seeds
+        warm.seeds = seeds.used
     return report
 
 

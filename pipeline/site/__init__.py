@@ -32,7 +32,6 @@ class SiteReport:
     conflicts: list[str] = field(default_factory=list)  # articles that lost their URL to another
     warnings: list[str] = field(default_factory=list)  # e.g. search not indexed
     indexed: bool = False  # Pagefind ran this build
-    seeds: dict = field(default_factory=dict, repr=False)  # the seeds its pages took (seeds.py), for the next build
 
 
 def normalize_base(url: str) -> str:

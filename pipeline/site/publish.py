@@ -8,7 +8,7 @@ from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
 from pipeline.site import MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending
-from pipeline.site.model import build_model
+from pipeline.site.model import Model, build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
@@ -27,13 +27,9 @@ def render_site(
     looked, beside capture), so a page whose inputs are unchanged is not looked for again.
     `written` is called once the pages are in place, before the search index is rebuilt
     (the preview reloads then: at 10,000 articles the index takes longer than the build).
-    `seeds`: those the last build used, when the caller kept them (else read from the state folder).
+    `seeds`: the page seeds of the last build, when the caller keeps them (see `model_of`).
     """
-    kept = config.state_dir / SEEDS
-    seeds = load_seeds(kept) if seeds is None else seeds
-    model = build_model(wiki, log, versions, seeds)
-    if seeds.changed or not kept.exists():
-        save_seeds(kept, seeds)
+    model = model_of(config, wiki, log, versions, seeds)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     env = environment(config.templates_dir, settings.base_url)
     manifest = config.state_dir / MANIFEST
@@ -44,7 +40,7 @@ def render_site(
     files = writer.finish(rendered.keys)
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
-        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts, seeds=seeds.used,
+        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
     )  # fmt: skip
     pending = config.state_dir / SEARCH_PENDING
     if config.search and (files.written or files.removed):
@@ -57,3 +53,20 @@ def render_site(
         if warning is None:
             pending.unlink(missing_ok=True)
     return report
+
+
+def model_of(config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None) -> Model:
+    """The model of `wiki`, made with the page seeds of the last build, which this build's replace.
+
+    `seeds` is a caller's that outlives the build (`serve`): its `known` are the last build's (none: read
+    from the state folder), and its `used` this one's. Without it the seeds are read from the state
+    folder and let go once the model is made (at 10,000 articles, 100,000 paths not held while rendering).
+    """
+    kept = config.state_dir / SEEDS
+    seeds = Seeds() if seeds is None else seeds
+    if not seeds.known:
+        seeds.known = load_seeds(kept).known
+    model = build_model(wiki, log, versions, seeds)
+    if seeds.changed or not kept.exists():
+        save_seeds(kept, seeds)
+    return model
