@@ -46,14 +46,18 @@ class LinkIndex:
     default_language: str
     headings_of: Callable[[str], list[str]] | None  # path -> the page's heading ids, asked for link targets only
     groups: dict[str, list[Page]] = field(default_factory=dict)
-    tables: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    tables: dict[str, dict[str, set[str] | tuple[str, ...]]] = field(default_factory=dict)  # sets; tuples once kept
     redirects: dict[str, str] = field(default_factory=dict)
     files: dict[str, Page] = field(default_factory=dict)
     memo: dict[tuple, dict] = field(default_factory=dict)
 
     def __getstate__(self) -> dict:
-        """Pickled (kept between builds) without what belongs to one build: its heading reader and answers."""
-        return {**self.__dict__, "headings_of": None, "memo": {}}
+        """Pickled (kept between builds) without what belongs to one build (its heading reader and
+        answers), each key's groups as a sorted tuple: a kept index is only read, and 56,000 tuples
+        load three times faster than sets (a tenth of a second of an edit build at 10k)."""
+        tables = {name: {key: tuple(sorted(groups)) for key, groups in table.items()}
+                  for name, table in self.tables.items()}  # fmt: skip
+        return {**self.__dict__, "tables": tables, "headings_of": None, "memo": {}}
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
