@@ -91,7 +91,7 @@ def current_capture_ids(conn: sqlite3.Connection) -> list[int]:
     return [state[p].id for p in sorted(state) if state[p].kind == "file"]
 
 
-# All in the covering index `captures_fields` (store.py, v8): a column added here goes there too.
+# All in the covering index `captures_fields` (schema.py, v8): a column added here goes there too.
 ARTICLE_COLUMNS = """id, path, sha256, size, decode_error, frontmatter, frontmatter_error,
     frontmatter_error_line, body_line, lang, slug"""
 
@@ -107,7 +107,7 @@ def load_articles(
     found: dict[int, Article] = {} if known is None else {i: known[i] for i in ids if i in known}
     missing = [i for i in ids if i not in found]
     db = db_path(conn)
-    # Without the bytes, every column is in the covering index (store.py, v8): the rows are not read.
+    # Without the bytes, every column is in the covering index (schema.py, v8): the rows are not read.
     source = "captures" if text else "captures INDEXED BY captures_fields"
     columns = f"{ARTICLE_COLUMNS}, raw" if text else ARTICLE_COLUMNS
     for row in rows_for_ids(conn, f"SELECT {columns} FROM {source} WHERE id IN ({{ids}})", missing):

@@ -91,7 +91,8 @@ def test_missing_database_is_a_clear_error(tmp_path):
 
 
 def test_forward_migration_from_v1_keeps_the_data(tmp_path):
-    from pipeline.store import MIGRATIONS, _statements
+    from pipeline.schema import MIGRATIONS
+    from pipeline.store import _statements
 
     path = tmp_path / "state.db"
     raw = sqlite3.connect(path)
@@ -110,7 +111,8 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 def test_the_v7_migration_digests_every_result_already_stored(tmp_path):
     from pipeline.passes.base import SOME_DIAGNOSTIC
-    from pipeline.store import MIGRATIONS, _statements, output_digest
+    from pipeline.schema import MIGRATIONS
+    from pipeline.store import _statements, output_digest
 
     path = tmp_path / "state.db"
     raw = sqlite3.connect(path)

@@ -1,0 +1,245 @@
+"""The SQLite schema of the state database, as forward migrations: one script per version.
+
+`MIGRATIONS[i]` takes a database from `PRAGMA user_version` i to i + 1;
+`store.migrate` applies those a database has not seen. Triggers make the
+lifecycle tables append-only (`_immutable`); the caches (`file_stats`,
+`plan_memo`, `kept_memos`, `result_mentions`) may lose rows at the cost of
+work done again.
+"""
+
+from __future__ import annotations
+
+from pipeline.passes.base import SOME_DIAGNOSTIC
+
+
+def _immutable(table: str) -> str:
+    return f"""
+    CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+    BEGIN SELECT RAISE(ABORT, '{table} is immutable: rows cannot be updated'); END;
+    CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+    BEGIN SELECT RAISE(ABORT, '{table} is immutable: rows cannot be deleted'); END;
+    """
+
+
+SCHEMA_V1 = (
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+    -- One row per distinct (path, bytes) ever seen, plus one per removal.
+    CREATE TABLE captures (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,               -- relative to the content folder, '/' separated
+        sha256 TEXT NOT NULL,             -- of the raw bytes (of the removed bytes, for a removal)
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'removal')),
+        size INTEGER NOT NULL,
+        raw BLOB,
+        text TEXT,                        -- no longer written: read as raw decoded (older rows may hold it)
+        decode_error TEXT,
+        frontmatter TEXT,                 -- JSON object, or NULL
+        frontmatter_error TEXT,
+        frontmatter_error_line INTEGER,
+        body TEXT,                        -- unused (NULL): the body is derived from text and body_line
+        body_line INTEGER,                -- line of the file where the body starts (1-based)
+        lang TEXT,
+        slug TEXT,
+        git_commit TEXT,
+        captured_at TEXT NOT NULL,
+        UNIQUE (path, sha256, kind)
+    );
+
+    -- Which capture a path pointed to, and since when; the newest row per path is current.
+    CREATE TABLE capture_history (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        observed_at TEXT NOT NULL,
+        git_commit TEXT
+    );
+    CREATE INDEX capture_history_path ON capture_history (path, id);
+
+    -- Content-addressed slices of the wiki that jobs read (shared between jobs).
+    CREATE TABLE job_inputs (sha256 TEXT PRIMARY KEY, json TEXT NOT NULL);
+
+    CREATE TABLE processing_jobs (
+        id INTEGER PRIMARY KEY,
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        input_fingerprint TEXT NOT NULL,
+        inputs TEXT NOT NULL DEFAULT '{}',  -- JSON: input name -> job_inputs.sha256
+        status TEXT NOT NULL DEFAULT 'pending'
+            CHECK (status IN ('pending', 'processing', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL,
+        last_error TEXT,
+        error_kind TEXT CHECK (error_kind IN ('retryable', 'permanent')),
+        next_retry_at REAL,
+        created_at REAL NOT NULL,
+        started_at REAL,
+        finished_at REAL,
+        claim_token TEXT,
+        lease_expires_at REAL,
+        worker TEXT,
+        UNIQUE (capture_id, pass_name, pass_version, input_fingerprint)
+    );
+    CREATE INDEX processing_jobs_status ON processing_jobs (status, id);
+
+    -- Every claim of a job, kept forever: start, end, outcome, error.
+    CREATE TABLE job_attempts (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_jobs(id),
+        attempt INTEGER NOT NULL,
+        claim_token TEXT NOT NULL,
+        worker TEXT,
+        started_at REAL NOT NULL,
+        finished_at REAL,
+        outcome TEXT CHECK (outcome IN ('done', 'failed', 'recovered')),
+        error TEXT,
+        error_kind TEXT
+    );
+    CREATE INDEX job_attempts_job ON job_attempts (job_id);
+    CREATE UNIQUE INDEX job_attempts_token ON job_attempts (claim_token);
+
+    -- A worker tried to finish a job after its claim was recovered; the fence refused it.
+    CREATE TABLE rejected_completions (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_jobs(id),
+        claim_token TEXT NOT NULL,
+        attempted TEXT NOT NULL CHECK (attempted IN ('done', 'failed')),
+        error TEXT,
+        at REAL NOT NULL
+    );
+
+    CREATE TABLE processing_results (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL UNIQUE REFERENCES processing_jobs(id),
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        contract_version INTEGER NOT NULL,
+        input_fingerprint TEXT NOT NULL,
+        output TEXT NOT NULL,             -- JSON, valid against the pass's contract
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX processing_results_capture ON processing_results (capture_id, pass_name);
+    """
+    + _immutable("captures")
+    + _immutable("capture_history")
+    + _immutable("job_inputs")
+    + _immutable("processing_results")
+    + _immutable("rejected_completions")
+    + """
+    CREATE TRIGGER job_attempts_no_delete BEFORE DELETE ON job_attempts
+    BEGIN SELECT RAISE(ABORT, 'job_attempts is append-only: rows cannot be deleted'); END;
+    CREATE TRIGGER job_attempts_closed BEFORE UPDATE ON job_attempts WHEN OLD.outcome IS NOT NULL
+    BEGIN SELECT RAISE(ABORT, 'job_attempts is append-only: a finished attempt cannot change'); END;
+    """
+)
+
+# v2: a cache of (size, mtime) -> sha256 per source file, so an unchanged file is not read again.
+# It is not a lifecycle table: rows are replaced freely, and deleting them all only costs one full read.
+SCHEMA_V2 = """
+    CREATE TABLE file_stats (
+        path TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        checked_ns INTEGER NOT NULL       -- when the file was hashed (see capture.py: racy timestamps)
+    );
+"""
+
+# v3: the identity of every capture in a small covering index, so the capture log and the current
+# state (read by every build, even one with nothing to do) never touch the rows holding the bytes.
+SCHEMA_V3 = """
+    CREATE INDEX captures_identity ON captures (id, sha256, kind);
+"""
+
+# v4: the last plan of each pass version, for the planner to lend to the next (plan_memo.py). A cache,
+# like file_stats: rows are replaced freely, and losing them only costs one full plan.
+SCHEMA_V4 = """
+    CREATE TABLE plan_worlds (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        world TEXT NOT NULL,              -- digest of what the pass's select reads beyond the article
+        PRIMARY KEY (pass_name, pass_version)
+    );
+    CREATE TABLE plan_memo (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        capture_id INTEGER NOT NULL,
+        own TEXT NOT NULL,                -- digest of the article's own results the select reads
+        job_id INTEGER NOT NULL,
+        PRIMARY KEY (pass_name, pass_version, capture_id)
+    );
+"""
+
+# v5: a result's lazy fields (a pass's LAZY_FIELDS: page HTML) beside its output instead of in it, so
+# loading a build's results never reads them, nor has SQLite take them out of the JSON. Immutable too.
+SCHEMA_V5 = (
+    """
+    CREATE TABLE result_fields (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_results(job_id),
+        field TEXT NOT NULL,
+        value TEXT NOT NULL,              -- JSON
+        UNIQUE (job_id, field)
+    );
+    """
+    + _immutable("result_fields")
+)
+
+# v6: what a pass's selects build from its world alone (its KEEP memos: the link index), kept with
+# the world they were built in, so that a build in the same world loads them. A cache, like plan_memo.
+SCHEMA_V6 = """
+    CREATE TABLE kept_memos (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        key TEXT NOT NULL,                -- the key the pass memoizes it under (`Wiki.memo`)
+        world TEXT NOT NULL,              -- digest of the pass's world and of the code that built it
+        value BLOB NOT NULL,              -- pickled
+        PRIMARY KEY (pass_name, pass_version, key)
+    );
+"""
+
+# v7: each result's digest and whether it reports a diagnostic, written with it, so that a build
+# reads only the outputs it uses instead of every output to digest it. Immutable too. Results from
+# before v7 get theirs here (`pipeline_sha256`: registered on every connection `open_store` makes).
+SCHEMA_V7 = (
+    f"""
+    CREATE TABLE result_digests (
+        job_id INTEGER PRIMARY KEY REFERENCES processing_results(job_id),
+        sha256 TEXT NOT NULL,             -- of the output JSON (as UTF-8)
+        reports INTEGER NOT NULL          -- 1 when the output may report a diagnostic (it holds SOME_DIAGNOSTIC)
+    );
+    INSERT INTO result_digests (job_id, sha256, reports)
+        SELECT job_id, pipeline_sha256(output), instr(output, '{SOME_DIAGNOSTIC}') > 0 FROM processing_results;
+    """
+    + _immutable("result_digests")
+)
+
+# v8: every column of a capture an Article holds but its bytes, in a covering index. A capture's
+# bytes (7 KB for a 1,000-word article) overflow its table page and come before its frontmatter,
+# so reading the frontmatter of a row walked its overflow pages: loading the 13,000 articles of a
+# big wiki read 93 MB through the table, and reads 6 MB through this index (twice as fast).
+SCHEMA_V8 = """
+    CREATE INDEX captures_fields ON captures (id, path, sha256, size, decode_error, frontmatter,
+        frontmatter_error, frontmatter_error_line, body_line, lang, slug);
+"""
+
+# v9: whether a result's output holds a text, once a build has searched it for that text
+# (`StoredOutputs.mentioning`: the html pass looks for the wikilinks outputs that embed an article).
+# Outputs never change, so neither does a row; a missing row only costs one search of that output.
+SCHEMA_V9 = """
+    CREATE TABLE result_mentions (
+        text TEXT NOT NULL,
+        job_id INTEGER NOT NULL,
+        present INTEGER NOT NULL,         -- 1 when the output's JSON holds the text
+        PRIMARY KEY (text, job_id)
+    ) WITHOUT ROWID;
+"""
+
+# Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
+MIGRATIONS: tuple[str, ...] = (
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9
+)  # fmt: skip
+SCHEMA_VERSION = len(MIGRATIONS)
