@@ -7,7 +7,9 @@ from typing import Callable
 from pipeline.config import Config
 from pipeline.facts import Change
 from pipeline.passes.base import Wiki
-from pipeline.site import MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending
+from pipeline.site import (
+    COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending,
+)  # fmt: skip
 from pipeline.site.model import Model, build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import has_index, index_site
@@ -31,7 +33,9 @@ def render_site(
     """
     model = model_of(config, wiki, log, versions, seeds)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
-    env = environment(config.templates_dir, settings.base_url)
+    compiled = config.state_dir / COMPILED_TEMPLATES
+    compiled.mkdir(exist_ok=True)
+    env = environment(config.templates_dir, settings.base_url, compiled)
     manifest = config.state_dir / MANIFEST
     exists = (lambda rel: True) if intact else in_output(config.out_dir)
     previous = Previous(previous_keys(manifest, config.out_dir), exists, theme_digest(config.templates_dir))

@@ -93,3 +93,23 @@ def test_a_page_whose_source_did_not_change_is_rendered_again_when_its_html_did(
     report = build_site(config)
     assert "alpha/index.html" in report.site.written  # its html job ran again: the red link resolves now
     assert 'href="/missing-page/"' in read(config.out_dir, "alpha/index.html")
+
+
+def test_compiled_templates_are_kept_until_their_source_changes(make_wiki, tmp_path, monkeypatch):
+    from jinja2 import Environment
+
+    templates = tmp_path / "theme"
+    templates.mkdir()
+    (templates / "nav.html").write_text('<nav class="mine">{{ site_name }}</nav>\n', encoding="utf-8")
+    config = make_wiki(SITE, templates_dir=templates)
+    build_site(config)
+    compiled = []
+    compile_ = Environment.compile
+    monkeypatch.setattr(Environment, "compile", lambda self, source, name=None, *args, **options: compiled.append(
+        name) or compile_(self, source, name, *args, **options))  # fmt: skip
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
+    build_site(config)
+    assert compiled == []  # every template the edit build rendered with came compiled from the last build
+    (templates / "nav.html").write_text('<nav class="theirs">{{ site_name }}</nav>\n', encoding="utf-8")
+    build_site(config)
+    assert compiled == ["nav.html"] and '<nav class="theirs">' in read(config.out_dir, "beta/index.html")
