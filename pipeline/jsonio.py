@@ -11,6 +11,7 @@ those, and for text an older version stored with the standard library
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import orjson
 
@@ -43,3 +44,11 @@ def loads(text: str | bytes):
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return json.loads(text)
+
+
+def save(path: Path, value) -> None:
+    """Write `value` as JSON at `path`, whole or not at all: a crash mid-write leaves the file
+    that was there (the state folder's records and caches are read back by the next build)."""
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(dumps(value), encoding="utf-8")
+    temporary.replace(path)

@@ -61,6 +61,4 @@ def save_last(config: Config, kind: str, last: LastBuild | None) -> None:
         return
     record = {"stamp": last.stamp, "jobs": last.jobs, "diagnostics": [asdict(d) for d in last.diagnostics],
               "site": last.site}  # fmt: skip
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(jsonio.dumps(record), encoding="utf-8")
-    temporary.replace(path)
+    jsonio.save(path, record)

@@ -15,11 +15,10 @@ written when its seeds changed, and ignored when this module's code did.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
+from pipeline import jsonio
 
 LINKED = ("ok", "fallback")  # link statuses that reach a page (the others are red or ambiguous)
 
@@ -90,7 +89,7 @@ CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # seeds made by 
 def load_seeds(path: Path) -> Seeds:
     """The seeds kept at `path` by this code (none when the file is missing, unreadable or another code's)."""
     try:
-        kept = orjson.loads(path.read_bytes())
+        kept = jsonio.loads(path.read_bytes())
         known = {key: Seed(*fields) for key, fields in kept["seeds"].items()} if kept.get("code") == CODE else {}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):  # a cache: what does not load is made again
         known = {}
@@ -98,9 +97,6 @@ def load_seeds(path: Path) -> Seeds:
 
 
 def save_seeds(path: Path, seeds: Seeds) -> None:
-    """Keep this build's seeds at `path` (whole, in place of the last: a stopped write leaves the old file)."""
+    """Keep this build's seeds at `path`, in place of the last."""
     # A seed as the list of its fields, without their names: a fifth less to read back.
-    data = orjson.dumps({"code": CODE, "seeds": {key: list(vars(seed).values()) for key, seed in seeds.used.items()}})
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    jsonio.save(path, {"code": CODE, "seeds": {key: list(vars(seed).values()) for key, seed in seeds.used.items()}})

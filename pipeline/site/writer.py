@@ -64,8 +64,9 @@ class SiteWriter:
                 _prune(target.parent, self.out_dir)
         self.manifest.parent.mkdir(parents=True, exist_ok=True)
         out_dir = str(self.out_dir.resolve())
-        _save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
-        _save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}})
+        # Whole or not at all: a crash mid-write must not lose the list of files to clean.
+        jsonio.save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
+        jsonio.save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}})
         self.report.written.sort()
         return self.report
 
@@ -91,12 +92,6 @@ def previous_keys(manifest: Path, out_dir: Path) -> dict[str, str]:
     """Page file -> digest of what the last build rendered it from."""
     keys = _record(keys_file(manifest), out_dir).get("keys", {})
     return keys if isinstance(keys, dict) else {}
-
-
-def _save(path: Path, record: dict) -> None:
-    temporary = path.with_suffix(".tmp")  # a crash mid-write must not lose the list of files to clean
-    temporary.write_text(jsonio.dumps(record), encoding="utf-8")
-    temporary.replace(path)
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:
