@@ -25,7 +25,6 @@ from pipeline.store import db_path, rows_for_ids, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
-FEW_ROWS = 2000  # below this, jobs are looked up one by one rather than all read
 
 
 @dataclass
@@ -96,7 +95,7 @@ def plan_round(
             if spec.keeps and spec.name in selected:
                 built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
                 save_kept(conn, spec, lent.worlds[spec.name][0], built)
-        existing = _existing_jobs(conn, specs, rows)
+        existing = _existing_jobs(conn, rows)
         missing = [row for row in rows if row[:4] not in existing]
         # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
         needed = {sha for row in missing for sha in jsonio.loads(row[4]).values()}
@@ -107,7 +106,7 @@ def plan_round(
             [row + (max_attempts, now) for row in missing],
         )
         if missing:
-            existing = _existing_jobs(conn, specs, rows)
+            existing.update(_existing_jobs(conn, missing))
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
         lent.save(conn, plan.jobs)
@@ -184,27 +183,24 @@ def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, 
     return rows, blobs
 
 
-def _existing_jobs(conn: sqlite3.Connection, specs: list[PassSpec], rows: list[tuple]) -> dict[tuple, int]:
-    """(capture id, pass, version, fingerprint) -> job id of the jobs of `rows` that exist (and maybe more)."""
-    found = {}
-    if len(rows) < FEW_ROWS:  # an edit: look each one up by its identity
-        for row in rows:
-            job = conn.execute(
-                """SELECT id FROM processing_jobs WHERE capture_id = ? AND pass_name = ? AND pass_version = ?
-                   AND input_fingerprint = ?""",
-                row[:4],
-            ).fetchone()
-            if job is not None:
-                found[row[:4]] = job[0]
-        return found
-    for spec in specs:
-        rows = conn.execute(
-            "SELECT id, capture_id, input_fingerprint FROM processing_jobs WHERE pass_name = ? AND pass_version = ?",
-            (spec.name, spec.version),
-        )
-        for row in rows:
-            found[(row["capture_id"], spec.name, spec.version, row["input_fingerprint"])] = row["id"]
-    return found
+def _existing_jobs(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, int]:
+    """(capture id, pass, version, fingerprint) -> job id of the jobs of `rows` that exist.
+
+    The identities go to a temporary table joined with the jobs' unique index, so only the jobs
+    asked for are read: reading every job of each pass (100,000 rows at 10k, more with each
+    change) cost a title change 0.67 s, where 23,000 identities are looked up.
+    """
+    conn.execute(
+        """CREATE TEMP TABLE IF NOT EXISTS wanted_jobs
+               (capture_id INTEGER, pass_name TEXT, pass_version INTEGER, input_fingerprint TEXT)"""
+    )
+    conn.execute("DELETE FROM wanted_jobs")
+    conn.executemany("INSERT INTO wanted_jobs VALUES (?, ?, ?, ?)", [row[:4] for row in rows])
+    found = conn.execute(
+        """SELECT w.capture_id, w.pass_name, w.pass_version, w.input_fingerprint, j.id FROM wanted_jobs w
+           JOIN processing_jobs j USING (capture_id, pass_name, pass_version, input_fingerprint)"""
+    )
+    return {tuple(row[:4]): row[4] for row in found}
 
 
 def load_results(

@@ -7,7 +7,7 @@ import pytest
 
 from pipeline import plan as planning
 from pipeline.build import build
-from pipeline.store import open_store
+from pipeline.store import open_store, write
 
 FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}]] and Article {i + 2}.\n" for i in range(12)}
 
@@ -74,3 +74,20 @@ def test_the_slice_hasher_unpins_what_only_it_holds():
     for number in range(200):  # freed dicts' addresses come back at once: each must hash as itself
         assert hasher({"n": number})[0] == jsonio.dumps({"n": number}, sort_keys=True)
         hasher.sweep()
+
+
+def test_existing_jobs_are_found_by_their_identity_and_no_others_are_read(make_wiki):
+    """A replan asks for the jobs it needs; reading every job of each pass grew with every change ever made."""
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1)
+    conn = open_store(config.state_db)
+    try:
+        jobs = [tuple(row) for row in conn.execute(
+            "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM processing_jobs ORDER BY id")]
+        asked = [job[:4] for job in jobs[::7]] + [(jobs[0][0], jobs[0][1], jobs[0][2], "not-a-fingerprint")]
+        with write(conn):
+            found = planning._existing_jobs(conn, asked)
+    finally:
+        conn.close()
+    assert len(jobs) > 2 * len(found) > 0
+    assert found == {job[:4]: job[4] for job in jobs[::7]}
