@@ -1,14 +1,18 @@
 """Time the preview (`pipeline serve`) with search on: from an edit to the reload of open pages.
 
-    python benchmarks/preview.py [--articles 1000] [--edits 3] [--workdir DIR] [--no-warm]
+    python benchmarks/preview.py [--articles 1000] [--edits 3] [--wait-search] [--workdir DIR] [--no-warm]
 
-It generates a wiki (benchmarks/generate.py), builds it once with its
-Pagefind index, then edits one article's body `--edits` times and runs the
-preview's rebuild (`pipeline.serve.Rebuilder`, what the watcher calls) after
-each, printing the seconds until the reload event and until the rebuild,
-search index included, is done. In process: no server, no browser. The
-rebuilds keep what the last one read (`Warm`), as `serve` does, unless
-`--no-warm`. Never run by CI; a 50-article smoke run is part of the tests.
+It generates a wiki (benchmarks/generate.py), builds it once, then edits one
+article's body `--edits` times and runs the preview's rebuild
+(`pipeline.serve.Rebuilder`, what the watcher calls) after each, printing
+the seconds until the reload event, until the rebuild returns, and until
+the search index (Pagefind, in the background: `site.search.BackgroundIndex`)
+has every page. Each edit comes as soon as the rebuild before it returns,
+as a writer saving twice would, so it stops that build's search index;
+with `--wait-search` each edit waits for the index first. In process: no
+server, no browser. The rebuilds keep what the last one read (`Warm`), as
+`serve` does, unless `--no-warm`. Never run by CI; a 50-article smoke run
+is part of the tests.
 """
 
 from __future__ import annotations
@@ -27,12 +31,14 @@ from generate import Shape, generate, path_of  # noqa: E402
 from pipeline.build import Warm, build  # noqa: E402
 from pipeline.config import Config  # noqa: E402
 from pipeline.serve import Rebuilder, Reloads  # noqa: E402
+from pipeline.site.search import BackgroundIndex  # noqa: E402
 
 
 @dataclass
 class Timing:
     reload: float  # seconds from the start of the rebuild to the reload event
-    done: float  # ... to the end of the rebuild, the search index included
+    built: float  # ... to the end of the rebuild (the search index goes on in the background)
+    indexed: float | None = None  # ... to the search index of this edit's pages (None: a later edit stopped it)
 
 
 class TimedReloads(Reloads):
@@ -45,20 +51,25 @@ class TimedReloads(Reloads):
         return super().publish()
 
 
-def time_edits(root: Path, articles: int, edits: int, warm: bool = True) -> list[Timing]:
+def time_edits(root: Path, articles: int, edits: int, warm: bool = True, wait_search: bool = False) -> list[Timing]:
     """Build a generated wiki of `articles` with search, then time the preview's rebuild after each of `edits`.
 
-    Without `warm`, each rebuild reads every capture and result from the store again.
+    Each edit comes when the rebuild before it returns (with `wait_search`, when its search index
+    is done too); the last edit's index is always waited for. Without `warm`, each rebuild reads
+    every capture and result from the store again.
     """
     generate(root / "wiki", Shape(articles=articles))
     config = Config(content_dir=root / "wiki", out_dir=root / "site", state_dir=root / "state", search=True)
     reloads = TimedReloads()
     kept = Warm() if warm else None  # as `pipeline serve` keeps it
+    search = BackgroundIndex()
 
     def build_site(config: Config, written) -> None:
-        build(config, site=True, written=written, warm=kept)
+        search.stop()  # as `pipeline serve` does
+        build(config, site=True, written=written, warm=kept, search_later=search)
 
     build_site(config, lambda: None)  # the first build, as `serve` makes it before serving
+    search.wait()
     rebuilder = Rebuilder(lambda: config, build_site, reloads)
     target = config.content_dir / path_of(7)
     timings = []
@@ -68,6 +79,9 @@ def time_edits(root: Path, articles: int, edits: int, warm: bool = True) -> list
         if not rebuilder.rebuild():
             raise RuntimeError("the preview's rebuild failed")
         timings.append(Timing(reloads.published_at - started, time.perf_counter() - started))
+        if wait_search or edit == edits - 1:
+            search.wait()
+            timings[-1].indexed = time.perf_counter() - started
     return timings
 
 
@@ -77,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=3)
     parser.add_argument("--workdir", type=Path, help="default: a temporary folder, removed afterwards")
     parser.add_argument("--no-warm", dest="warm", action="store_false", help="rebuild reading everything again")
+    parser.add_argument("--wait-search", action="store_true", help="each edit waits for the search index first")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="pipeline-preview-"))
     try:
-        for timing in time_edits(root, args.articles, args.edits, args.warm):
-            print(f"reload after {timing.reload:.2f} s; rebuild and search index done after {timing.done:.2f} s")
+        for timing in time_edits(root, args.articles, args.edits, args.warm, args.wait_search):
+            index = f"{timing.indexed:.2f} s" if timing.indexed is not None else "stopped by the next edit"
+            print(f"reload after {timing.reload:.2f} s; rebuild done after {timing.built:.2f} s; search index {index}")
     finally:
         if args.workdir is None:
             shutil.rmtree(root, ignore_errors=True)

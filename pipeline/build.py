@@ -170,7 +170,7 @@ def collector_paused():
 
 def render(
     config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int,
-    intact: bool, written: Callable[[], None], warm: Warm | None = None,
+    intact: bool, written: Callable[[], None], warm: Warm | None = None, search_later=None,
 ) -> SiteReport:
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
@@ -182,7 +182,7 @@ def render(
     seeds = Seeds(warm.seeds) if warm is not None else None  # a command line's are let go once used
     report = render_site(
         config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written,
-        seeds=seeds,
+        seeds=seeds, search_later=search_later,
     )  # fmt: skip
     if warm is not None:
         warm.seeds = seeds.used
@@ -192,7 +192,7 @@ def render(
 @collector_paused()
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
-    written: Callable[[], None] = lambda: None, warm: Warm | None = None,
+    written: Callable[[], None] = lambda: None, warm: Warm | None = None, search_later=None,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
@@ -200,6 +200,7 @@ def build(
     same kind, planning, work and rendering are skipped (`reuse=False` forces them).
     `written` is called once the site's pages are in place, before its search index is rebuilt.
     `warm`, kept by a long-lived process from build to build, saves reading again what it read.
+    `search_later` (a `site.search.BackgroundIndex`, the preview's) builds the search index in the background.
     """
     started = time.perf_counter()
     specs = passes_for(config)
@@ -219,7 +220,9 @@ def build(
         processed = process(conn, config, specs, count, progress, gathered, warm)
         rendered = None
         if site:
-            rendered = render(config, specs, processed.wiki, gathered.log, progress, count, intact, written, warm)
+            rendered = render(
+                config, specs, processed.wiki, gathered.log, progress, count, intact, written, warm, search_later
+            )  # fmt: skip
         if not processed.failures:
             counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
             jobs = len(processed.created_jobs) + processed.reused

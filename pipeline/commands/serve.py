@@ -13,6 +13,7 @@ from pipeline.commands.options import config_from
 from pipeline.config import CONFIG_FILE
 from pipeline.console import progress_for
 from pipeline.serve import Options, serve
+from pipeline.site.search import BackgroundIndex
 
 
 def register(subparsers) -> None:
@@ -27,10 +28,13 @@ def register(subparsers) -> None:
 def run(args) -> int:
     gc.enable()  # long-lived: each rebuild's cyclic garbage (its template environment) must be collected
     warm = Warm()  # what one build read, for the next: the preview rebuilds in this process
+    search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True))
 
     def build_site(config, written) -> None:
+        search.stop()  # an index of the pages this build replaces: the build needs the CPU more
         report = build(
-            config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, warm=warm
+            config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, warm=warm,
+            search_later=search,
         )  # fmt: skip
         report_diagnostics(args, config, report.process)
         for line in report.site.conflicts + report.site.warnings:
@@ -38,5 +42,8 @@ def run(args) -> int:
         print(summary_line(report), flush=True)
 
     options = Options(args.host, args.port, args.watch, args.config or Path(CONFIG_FILE))
-    serve(lambda: config_from(args), build_site, options)
+    try:
+        serve(lambda: config_from(args), build_site, options)
+    finally:
+        search.stop()  # the next build indexes what this run did not (`search-pending`)
     return 0

@@ -33,6 +33,7 @@ class SiteReport:
     conflicts: list[str] = field(default_factory=list)  # articles that lost their URL to another
     warnings: list[str] = field(default_factory=list)  # e.g. search not indexed
     indexed: bool = False  # Pagefind ran this build
+    indexing: bool = False  # Pagefind runs on in the background (the preview's builds)
 
 
 def normalize_base(url: str) -> str:

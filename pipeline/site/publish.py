@@ -12,7 +12,7 @@ from pipeline.site import (
 )  # fmt: skip
 from pipeline.site.model import Model, build_model
 from pipeline.site.render import Previous, Settings, environment, render_files
-from pipeline.site.search import has_index, index_site
+from pipeline.site.search import BackgroundIndex, has_index, index_site
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
@@ -21,7 +21,7 @@ from pipeline.site.writer import SiteWriter, in_output, previous_keys
 def render_site(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
     tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
-    written: Callable[[], None] = lambda: None, seeds: Seeds | None = None,
+    written: Callable[[], None] = lambda: None, seeds: Seeds | None = None, search_later: BackgroundIndex | None = None,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
 
@@ -30,6 +30,7 @@ def render_site(
     `written` is called once the pages are in place, before the search index is rebuilt
     (the preview reloads then: at 10,000 articles the index takes longer than the build).
     `seeds`: the page seeds of the last build, when the caller keeps them (see `model_of`).
+    `search_later` (the preview's): the search index is built in the background, not before returning.
     """
     model = model_of(config, wiki, log, versions, seeds)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
@@ -46,17 +47,29 @@ def render_site(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
         unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
     )  # fmt: skip
-    pending = config.state_dir / SEARCH_PENDING
     if config.search and (files.written or files.removed):
-        pending.touch()  # until the index is rebuilt: a build stopped while indexing leaves it to the next
+        (config.state_dir / SEARCH_PENDING).touch()  # until the index has every page: a stopped run leaves it
     written()
     if search_pending(config) or (config.search and not has_index(config.out_dir)):
-        warning = index_site(config.out_dir)
-        report.indexed = warning is None
-        report.warnings += [warning] if warning else []
-        if warning is None:
-            pending.unlink(missing_ok=True)
+        _index(config, report, search_later)
     return report
+
+
+def _index(config: Config, report: SiteReport, later: BackgroundIndex | None) -> None:
+    """Index the site now, or start indexing it in the background (`later`)."""
+
+    def done(warning: str | None) -> None:
+        if warning is None:
+            (config.state_dir / SEARCH_PENDING).unlink(missing_ok=True)
+
+    if later is not None:
+        later.start(config.out_dir, done)
+        report.indexing = True
+        return
+    warning = index_site(config.out_dir)
+    report.indexed = warning is None
+    report.warnings += [warning] if warning else []
+    done(warning)
 
 
 def model_of(config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None) -> Model:

@@ -57,8 +57,8 @@ def test_runner_times_a_baseline_checkout_side_by_side(tmp_path, capsys):
 
 
 def test_preview_times_the_reload_and_the_search_index(tmp_path):
-    (timing,) = preview.time_edits(tmp_path, 50, 1)
-    assert 0 < timing.reload <= timing.done
+    first, last = preview.time_edits(tmp_path, 50, 2)
+    assert 0 < first.reload <= first.built and last.reload <= last.built <= last.indexed
     assert (tmp_path / "site" / "pagefind" / "pagefind-ui.js").is_file()
     page = tmp_path / "site" / generate.path_of(7).removesuffix(".md") / "index.html"  # the edited article
     assert "Edit number 0." in page.read_text(encoding="utf-8")

@@ -64,3 +64,35 @@ def test_serve_builds_prints_the_url_and_stops_on_ctrl_c(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_exit(tmp_path, monkeypatch):
+    """A writer's next edit must not wait for the index of the pages it replaces (16 s at 10k)."""
+    from pipeline.cli import main
+    from pipeline.commands import serve as command
+    from pipeline.site.search import BackgroundIndex
+
+    stall = [sys.executable, "-c", "import select; select.select([], [], [])"]
+    made = []
+
+    class Stalled(BackgroundIndex):
+        def __init__(self, warn):
+            super().__init__(warn, command=lambda site, bundle: stall)
+            made.append(self)
+
+    runs = []
+
+    def serve(load_config, build_site, options):
+        config = load_config()
+        for _ in range(2):
+            build_site(config, lambda: None)
+            runs.append(made[0]._run)  # the run this build started, still going
+        assert runs[0].stopped and not runs[0].thread.is_alive() and runs[1].thread.is_alive()
+
+    write_files(tmp_path / "content", {"index.md": "---\ntitle: Home\n---\n\nHello.\n"})
+    monkeypatch.setattr(command, "BackgroundIndex", Stalled)
+    monkeypatch.setattr(command, "serve", serve)
+    args = ["serve", "--content", str(tmp_path / "content"), "--state", str(tmp_path / "state"),
+            "--out", str(tmp_path / "site")]  # fmt: skip
+    assert main(args) == 0
+    assert len(runs) == 2 and runs[1].stopped and not runs[1].thread.is_alive()  # stopped when serve ended
