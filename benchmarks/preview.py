@@ -65,7 +65,6 @@ def time_edits(root: Path, articles: int, edits: int, warm: bool = True, wait_se
     search = BackgroundIndex()
 
     def build_site(config: Config, written) -> None:
-        search.stop()  # as `pipeline serve` does
         build(config, site=True, written=written, warm=kept, search_later=search)
 
     build_site(config, lambda: None)  # the first build, as `serve` makes it before serving

@@ -200,9 +200,12 @@ def build(
     same kind, planning, work and rendering are skipped (`reuse=False` forces them).
     `written` is called once the site's pages are in place, before its search index is rebuilt.
     `warm`, kept by a long-lived process from build to build, saves reading again what it read.
-    `search_later` (a `site.search.BackgroundIndex`, the preview's) builds the search index in the background.
+    `search_later` (a `site.search.BackgroundIndex`, the preview's) builds the search index in the background;
+    a run still indexing the last build's pages is stopped first (this build replaces them, and needs the CPU).
     """
     started = time.perf_counter()
+    if search_later is not None:
+        search_later.stop()
     specs = passes_for(config)
     kind = "build" if site else "check"
     conn = open_store(config.state_db)

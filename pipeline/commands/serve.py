@@ -31,7 +31,6 @@ def run(args) -> int:
     search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True))
 
     def build_site(config, written) -> None:
-        search.stop()  # an index of the pages this build replaces: the build needs the CPU more
         report = build(
             config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, warm=warm,
             search_later=search,
