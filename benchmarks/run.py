@@ -12,6 +12,10 @@ prints ratios. With `--baseline DIR` (another checkout of pipeline, e.g. a
 `git worktree` of an older commit) it times that version too, on its own copy
 of the wiki, so before and after are a ratio in one run. Never run by CI:
 timing goals live here, not in tests.
+
+A tree an earlier run left in the work folder is deleted after this run's
+timing, not before (`set_aside`): on this machine's disk, making files just
+after deleting many is several times slower. Leave a few minutes between runs.
 """
 
 from __future__ import annotations
@@ -141,12 +145,35 @@ def tools_for(
     return tools
 
 
+def set_aside(root: Path) -> Path | None:
+    """Move a tree an earlier run left at `root` out of the way; return where it went (delete it after timing).
+
+    On ext4 without a journal, the file system of these machines, the kernel will not hand out
+    an inode freed in the last minutes, and scans past each such inode to make a file or folder:
+    26,000 folders with a page each took 2.8-3.2 s to make on a quiet disk and 9.8-13 s just
+    after a deletion of that size. Deleting the last run's tree (~150,000 files at 10k) before
+    timing made the cold build of whichever tool ran first pay for it, pipeline's.
+    """
+    if not root.exists():
+        return None
+    aside = root.with_name(f".{root.name}-old-{time.time_ns()}")
+    root.rename(aside)
+    return aside
+
+
 def run_size(
-    articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None
+    articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None,
+    aside: list[Path] | None = None,
 ) -> list[Tool]:
+    """Generate a wiki of `articles` and time every tool on every scenario; a tree an earlier run left
+    is set aside into `aside` (the caller deletes those once done timing), or else deleted first."""
     shape = Shape(articles=articles)
     root = workdir / f"n{articles}"
-    shutil.rmtree(root, ignore_errors=True)
+    old = set_aside(root)
+    if old is not None and aside is None:
+        shutil.rmtree(old)
+    elif old is not None:
+        aside.append(old)
     wiki = root / "wiki"
     files = generate(wiki, shape)
     print(f"\n== {articles} articles ({files} files) ==")
@@ -181,8 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", action="store_true", help="let pipeline build its Pagefind index too")
     parser.add_argument("--baseline", type=Path, help="another checkout of pipeline to time side by side")
     args = parser.parse_args(argv)
+    aside: list[Path] = []
     for size in args.sizes:
-        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline))
+        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline, aside))
+    for tree in aside:  # after all timing (see `set_aside`); the next run had best start a few minutes later
+        shutil.rmtree(tree, ignore_errors=True)
     return 0
 
 

@@ -38,6 +38,14 @@ def test_runner_times_every_scenario(tmp_path, capsys):
     assert "no-change" in capsys.readouterr().out
 
 
+def test_an_earlier_runs_tree_is_set_aside_not_deleted_before_timing(tmp_path):
+    (tmp_path / "n50" / "site").mkdir(parents=True)
+    (tmp_path / "n50" / "site" / "old.html").write_text("from the last run")
+    aside = run.set_aside(tmp_path / "n50")
+    assert not (tmp_path / "n50").exists() and (aside / "site" / "old.html").read_text() == "from the last run"
+    assert aside.parent == tmp_path and run.set_aside(tmp_path / "n50") is None  # nothing left to set aside
+
+
 def test_baseline_and_queue_throughput(tmp_path):
     generate.generate(tmp_path / "wiki", generate.Shape(articles=20, words=200))
     files, seconds = baseline.render_all(tmp_path / "wiki")
