@@ -6,16 +6,20 @@ the parts of the wiki it reads, which the pass module declares:
 - `READS`: what it reads across the wiki: `options`, `data` (the data
   files), `facts`, `sources` (other articles' captures: their text,
   frontmatter, hashes) and the names of passes whose results it reads for
-  any article (the paths of the articles always count);
+  any article. The paths of the articles count too, unless it names only
+  `options`, `data` and `facts`, which say nothing of other articles: such
+  a pass is not replanned when an article is added or removed;
 - `READS_OWN`: passes whose results it reads for the article itself only,
   and functions `(article, wiki) -> plain data` for what it reads of other
   articles on this article's behalf only (`pairing` reads the hash and
   history of a translation's source, not of every article in a pair).
 
 An entry of READS may also be a function of the wiki returning the part it
-reads as plain data, for a part narrower than the names say: `html` reads
-other articles' sources only where they are embedded, so it names
-`embedded_sources` instead of `sources`.
+reads as plain data, for a part narrower than the names say (`pairing`
+names `pairing_sources`, every article's pairing fields, instead of
+`sources`); one of READS_OWN, for what it reads of other articles on one
+article's behalf (`html` reads the captures and links of the articles an
+article embeds: `embedded_parts`).
 
 The planner digests the READS parts into the pass's *world*. While the world
 is the one the last plan was made in, an article whose capture and own
@@ -62,11 +66,15 @@ def read_results(specs: list[PassSpec]) -> set[str]:
     return {name for name in names if isinstance(name, str) and name not in WIKI_PARTS}
 
 
+# What a select may read of the wiki that says nothing of its other articles.
+ABOUT_NO_ARTICLE = ("options", "data", "facts")
+
+
 def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
     reads, _ = reads_of(spec)
     named = sorted((_name(part), part) for part in reads)
     parts = [f"{spec.name}/{spec.version}"] + [f"{name}={_part(part, wiki, digests)}" for name, part in named]
-    if reads:
+    if any(part not in ABOUT_NO_ARTICLE for part in reads):
         parts.append(_memo_hash(wiki, "paths", lambda: "\n".join(a.path for a in wiki.articles)))
     return _sha("|".join(parts))
 

@@ -61,17 +61,36 @@ CONTRACT = {
 }
 
 
-def embedded_sources(wiki: Wiki) -> list:
-    """What `select` reads of other articles' captures: those of the articles some article embeds."""
-    paths = {a.path: a.capture_id for a in wiki.articles}
+def embedded_parts(article: Article, wiki: Wiki) -> list:
+    """What `select` reads of other articles for this one alone: the path, capture and links result
+    of each article it embeds, up to EMBED_DEPTH deep. Most embed nothing, found without decoding
+    their links; so a title change or a new article replans the pages whose links changed, not all."""
     outputs = wiki.results.get("wikilinks", {})
-    embedded = {link.get("target_path") for capture_id in mentioning(outputs, '"embed":true')
-                for link in outputs[capture_id].get("links", []) if link["embed"]}  # fmt: skip
-    return sorted((path, paths[path]) for path in embedded if path in paths)
+    embedding = wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(outputs, '"embed":true')))
+    if article.capture_id not in embedding:
+        return []
+    by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
+    digest = getattr(outputs, "digest", None)  # a build's results know their digests; plain ones (tests) are their own
+    parts, frontier, seen = [], [article.capture_id], {article.path}
+    for _ in range(EMBED_DEPTH):
+        following = []
+        for capture_id in frontier:
+            for link in (outputs.get(capture_id) or {}).get("links", []):
+                target = by_path.get(link.get("target_path") or "") if link["embed"] else None
+                if target is None or target.path in seen:
+                    continue
+                seen.add(target.path)
+                held = target.capture_id in outputs
+                parts.append((target.path, target.capture_id, (digest(target.capture_id) if digest else
+                              outputs[target.capture_id]) if held else None))  # fmt: skip
+                following.append(target.capture_id)
+        frontier = following
+    return parts
 
 
-READS = ("options", "wikilinks", embedded_sources)  # embedded articles' bodies and links
-READS_OWN = ("metadata", "headings", "links", "citations", "mentions")
+READS = ("options",)
+# Its own results, and the captures and links of the articles it embeds.
+READS_OWN = ("metadata", "headings", "links", "wikilinks", "citations", "mentions", embedded_parts)
 
 
 def select(article: Article, wiki: Wiki) -> dict:

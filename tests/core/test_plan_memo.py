@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.build import build
 from pipeline import plan_memo
-from pipeline.passes import mentions, pairing, wikilinks
+from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.store import open_store
 
 FILES = {
@@ -30,6 +30,7 @@ STEPS = [
     {"citations.yaml": "- id: k1\n  text: Another book\n"},  # a data file
     {"redirects.yaml": "old-b: c\n"},
     {"a.es.md": None},  # a removal
+    {"c.md": None},  # an embedded article's removal
 ]
 
 
@@ -79,12 +80,20 @@ def _assert_lent_plans_are_full_plans(config, steps):
     assert _results(full) == _results(lent)
 
 
+def _record_selects(monkeypatch, *modules, name=lambda module, article: article.path) -> list:
+    """The selects of `modules` called from now on, each as `name` gives it (the article's path)."""
+    calls = []
+    for module in modules:
+        select = module.select
+        monkeypatch.setattr(module, "select", lambda article, wiki, s=select, m=module: calls.append(name(m, article))
+                            or s(article, wiki))  # fmt: skip
+    return calls
+
+
 def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkeypatch):
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 20}]].\n" for i in range(20)})
     build(config, workers=1)
-    calls = []
-    select = wikilinks.select
-    monkeypatch.setattr(wikilinks, "select", lambda article, wiki: calls.append(article.path) or select(article, wiki))
+    calls = _record_selects(monkeypatch, wikilinks)
     (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\nSee [[p4]], and more text.\n")
     build(config, workers=1)
     assert calls == ["p3.md"]
@@ -94,14 +103,38 @@ def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkey
     assert len(calls) == 20  # a title is in every article's link index: all are selected again
 
 
+def test_an_added_article_replans_passes_that_read_no_other_article_for_it_alone(make_wiki, monkeypatch):
+    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\ncites: [k1]\n---\nSee [[p{i + 1}]].\n" for i in range(10)}
+                       | {"citations.yaml": "- id: k1\n  text: A book\n"})  # fmt: skip
+    build(config, workers=1)
+    # options and data only, and wikilinks, which reads other articles
+    calls = _record_selects(monkeypatch, citations, links, metadata, wikilinks, name=lambda module, _: module.NAME)
+    (config.content_dir / "p10.md").write_text("---\ntitle: Page 10\n---\nThe last page.\n")
+    build(config, workers=1)
+    # One select each, for the new article (links' calls citations'); every article's link index changed.
+    assert sorted(calls) == ["citations"] * 2 + ["links", "metadata"] + ["wikilinks"] * 11
+
+
+def test_a_new_title_selects_html_again_only_where_links_or_embeds_changed(make_wiki, monkeypatch):
+    files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[Page {i + 1}]].\n" for i in range(10)}
+    config = make_wiki(files | {"e.md": "---\ntitle: Embeds\n---\n![[p8]]\n", "f.md": "---\ntitle: F\n---\n![[e]]\n"})
+    build(config, workers=1)
+    calls = _record_selects(monkeypatch, html)
+    (config.content_dir / "p5.md").write_text("---\ntitle: Page Five\n---\nSee [[Page 6]].\n")
+    build(config, workers=1)
+    assert sorted(calls) == ["p4.md", "p5.md"]  # [[Page 5]] is a red link now
+    (config.content_dir / "p8.md").write_text("---\ntitle: Page 8\n---\nSee [[Page 9]], now.\n")
+    calls.clear()
+    build(config, workers=1)
+    assert sorted(calls) == ["e.md", "f.md", "p8.md"]  # e embeds p8, and f embeds e
+
+
 def test_a_source_edit_selects_pairing_again_only_for_it_and_its_translations(make_wiki, monkeypatch):
     files = {f"p{i}.md": f"---\ntitle: Page {i}\npaired_with: p{i}.es.md\n---\nText {i}.\n" for i in range(10)}
     files |= {f"p{i}.es.md": f"---\ntitle: Página {i}\npaired_with: p{i}.md\n---\nTexto {i}.\n" for i in range(10)}
     config = make_wiki(files)
     build(config, workers=1)
-    calls = []
-    select = pairing.select
-    monkeypatch.setattr(pairing, "select", lambda article, wiki: calls.append(article.path) or select(article, wiki))
+    calls = _record_selects(monkeypatch, pairing)
     (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\npaired_with: p3.es.md\n---\nNew text.\n")
     report = build(config, workers=1)
     assert sorted(calls) == ["p3.es.md", "p3.md"]  # the translation's outdated check reads the source's hash
