@@ -7,8 +7,9 @@ the parts of the wiki it reads, which the pass module declares:
   files), `facts`, `sources` (other articles' captures: their text,
   frontmatter, hashes) and the names of passes whose results it reads for
   any article. The paths of the articles count too, unless it names only
-  `options`, `data` and `facts`, which say nothing of other articles: such
-  a pass is not replanned when an article is added or removed;
+  `options`, `data` and `facts`, which are digested whole: a pass that
+  reads only options and data files is not replanned when an article is
+  added or removed;
 - `READS_OWN`: passes whose results it reads for the article itself only,
   and functions `(article, wiki) -> plain data` for what it reads of other
   articles on this article's behalf only (`pairing` reads the hash and
@@ -66,7 +67,7 @@ def read_results(specs: list[PassSpec]) -> set[str]:
     return {name for name in names if isinstance(name, str) and name not in WIKI_PARTS}
 
 
-# What a select may read of the wiki that says nothing of its other articles.
+# The parts digested whole: a world of these alone needs no list of the articles.
 ABOUT_NO_ARTICLE = ("options", "data", "facts")
 
 

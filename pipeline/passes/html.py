@@ -70,7 +70,6 @@ def embedded_parts(article: Article, wiki: Wiki) -> list:
     if article.capture_id not in embedding:
         return []
     by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
-    digest = getattr(outputs, "digest", None)  # a build's results know their digests; plain ones (tests) are their own
     parts, frontier, seen = [], [article.capture_id], {article.path}
     for _ in range(EMBED_DEPTH):
         following = []
@@ -80,12 +79,18 @@ def embedded_parts(article: Article, wiki: Wiki) -> list:
                 if target is None or target.path in seen:
                     continue
                 seen.add(target.path)
-                held = target.capture_id in outputs
-                parts.append((target.path, target.capture_id, (digest(target.capture_id) if digest else
-                              outputs[target.capture_id]) if held else None))  # fmt: skip
+                parts.append((target.path, target.capture_id, _known_as(outputs, target.capture_id)))
                 following.append(target.capture_id)
         frontier = following
     return parts
+
+
+def _known_as(outputs, capture_id: int):
+    """A result as a digest may name it: its stored digest, else (plain data, in tests) itself; None: none."""
+    if capture_id not in outputs:
+        return None
+    digest = getattr(outputs, "digest", None)
+    return digest(capture_id) if digest is not None else outputs[capture_id]
 
 
 READS = ("options",)
