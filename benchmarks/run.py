@@ -170,10 +170,11 @@ def run_size(
     shape = Shape(articles=articles)
     root = workdir / f"n{articles}"
     old = set_aside(root)
-    if old is not None and aside is None:
-        shutil.rmtree(old)
-    elif old is not None:
-        aside.append(old)
+    if old is not None:
+        if aside is None:
+            shutil.rmtree(old)
+        else:
+            aside.append(old)
     wiki = root / "wiki"
     files = generate(wiki, shape)
     print(f"\n== {articles} articles ({files} files) ==")

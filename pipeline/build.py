@@ -12,7 +12,7 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
 from pipeline.config import Config, worker_count
@@ -31,6 +31,9 @@ from pipeline.site.theme import theme_digest
 from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
 from pipeline.store import open_store, store_identity
 from pipeline.worker import WorkerReport, run_workers
+
+if TYPE_CHECKING:  # the search code loads with the page code, when a build renders
+    from pipeline.site.search import BackgroundIndex
 
 
 @dataclass
@@ -170,7 +173,7 @@ def collector_paused():
 
 def render(
     config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int,
-    intact: bool, written: Callable[[], None], warm: Warm | None = None, search_later=None,
+    intact: bool, written: Callable[[], None], warm: Warm | None = None, search_later: BackgroundIndex | None = None,
 ) -> SiteReport:
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
@@ -192,7 +195,7 @@ def render(
 @collector_paused()
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
-    written: Callable[[], None] = lambda: None, warm: Warm | None = None, search_later=None,
+    written: Callable[[], None] = lambda: None, warm: Warm | None = None, search_later: BackgroundIndex | None = None,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 

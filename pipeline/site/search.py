@@ -33,7 +33,12 @@ def pagefind(out_dir: Path, bundle: Path) -> list[str]:
 
 
 def index_site(out_dir: Path) -> str | None:
-    """Index `out_dir` into `out_dir/pagefind/`; None when done, else one line saying why not."""
+    """Index `out_dir` into `out_dir/pagefind/`; None when done, else one line saying why not.
+
+    What a background run left beside the index when its process was killed goes first: the
+    output folder is published."""
+    for leftover in (NEXT, OLD):
+        shutil.rmtree(Path(out_dir) / leftover, ignore_errors=True)
     try:
         done = subprocess.run(pagefind(out_dir, Path(out_dir) / BUNDLE), capture_output=True, text=True, timeout=TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:

@@ -84,9 +84,12 @@ def _record_selects(monkeypatch, *modules, name=lambda module, article: article.
     """The selects of `modules` called from now on, each as `name` gives it (the article's path)."""
     calls = []
     for module in modules:
-        select = module.select
-        monkeypatch.setattr(module, "select", lambda article, wiki, s=select, m=module: calls.append(name(m, article))
-                            or s(article, wiki))  # fmt: skip
+
+        def recording(article, wiki, module=module, select=module.select):
+            calls.append(name(module, article))
+            return select(article, wiki)
+
+        monkeypatch.setattr(module, "select", recording)
     return calls
 
 

@@ -8,8 +8,8 @@ import threading
 
 from pipeline.build import build
 from pipeline.site import SEARCH_PENDING, search_pending
-from pipeline.site import publish
-from pipeline.site.search import BUNDLE, NEXT, BackgroundIndex, has_index
+from pipeline.site import publish, search
+from pipeline.site.search import BUNDLE, NEXT, OLD, BackgroundIndex, has_index
 from tests.site.helpers import SITE, read
 
 DEADLINE = 60.0  # seconds: a bound, never a wait
@@ -96,3 +96,12 @@ def test_a_preview_build_returns_before_its_index_and_a_stopped_one_is_left_to_t
     again = build(config, site=True)
     assert again.site.written == [] and indexed == [config.out_dir]  # no page changed, yet it indexes
     assert not (config.state_dir / SEARCH_PENDING).exists()
+
+
+def test_what_a_killed_preview_left_beside_the_index_is_not_published(tmp_path, monkeypatch):
+    for leftover in (NEXT, OLD):
+        (tmp_path / leftover / "fragment").mkdir(parents=True)
+        (tmp_path / leftover / "fragment" / "f.pf_fragment").write_text("a half-made index")
+    monkeypatch.setattr(search, "pagefind", lambda site, bundle: [sys.executable, "-c", "pass"])
+    assert search.index_site(tmp_path) is None
+    assert not (tmp_path / NEXT).exists() and not (tmp_path / OLD).exists()
