@@ -8,6 +8,7 @@ history, redirects) are built from it in `pages.py`.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
@@ -110,6 +111,8 @@ class Model:
     data: dict
     broken: list[tuple[Link, str]]  # (linking page, target) of every red link
     conflicts: list[str] = field(default_factory=list)  # pages that lost their URL to another
+    # The digest of every article's path and what other pages show of its seed (state.py; None: not known).
+    seeds_digest: str | None = None
 
     def by_path(self) -> dict[str, ArticlePage]:
         return {page.path: page for page in self.articles}
@@ -147,7 +150,12 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: 
         pages.append(page)
     _link_translations(pages)
     langs = languages_of(wiki, {page.lang for page in pages})
-    return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts)
+    return Model(default, langs, pages, log, dict(wiki.data), broken, conflicts, _seeds_digest(articles, made))
+
+
+def _seeds_digest(articles: list[Article], seeds: dict[int, Seed]) -> str:
+    """What the pages share of every article's seed, with its path."""
+    return hashlib.sha256("\n".join(f"{a.path}:{seeds[a.capture_id].shared}" for a in articles).encode()).hexdigest()
 
 
 def _seed(capture_id: int, results: list, seeds: Seeds) -> Seed:

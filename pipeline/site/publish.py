@@ -15,7 +15,8 @@ from pipeline.site.render import Previous, Settings, environment, render_files
 from pipeline.site.search import BackgroundIndex, has_index, index_site
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.theme import theme_digest
-from pipeline.site.writer import SiteWriter, in_output, previous_keys
+from pipeline.site.state import kept_state
+from pipeline.site.writer import SiteWriter, in_output, previous_files, previous_keys
 
 
 def render_site(
@@ -39,10 +40,14 @@ def render_site(
     env = environment(config.templates_dir, settings.base_url, compiled)
     manifest = config.state_dir / MANIFEST
     exists = (lambda rel: True) if intact else in_output(config.out_dir)
-    previous = Previous(previous_keys(manifest, config.out_dir), exists, theme_digest(config.templates_dir))
+    keys, state = previous_keys(manifest, config.out_dir)
+    previous = Previous(
+        keys, exists, theme_digest(config.templates_dir), state=kept_state(state) if intact else None,
+        files=lambda: previous_files(manifest, config.out_dir),
+    )  # fmt: skip
     writer = SiteWriter(config.out_dir, manifest)
     rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
-    files = writer.finish(rendered.keys)
+    files = writer.finish(rendered.keys, vars(rendered.state))  # not asdict: it would copy every own key
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
         unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,

@@ -9,27 +9,26 @@ and handed to every page as Markup. Nothing here touches the disk.
 from __future__ import annotations
 
 import hashlib
-import io
-import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-import orjson
 from jinja2 import (
     ChoiceLoader, Environment, FileSystemBytecodeCache, FileSystemLoader, FunctionLoader, StrictUndefined,
     select_autoescape,
 )  # fmt: skip
 from markupsafe import Markup
 
-from pipeline import jsonio
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.parallel import render_pages
+from pipeline.site.state import SiteState, changed_articles, digest, site_state
 from pipeline.site.theme import assets, builtin_root, strings
 
 SPECIALS = ("categories", "all", "wanted", "recent")
+# The wiki pages that show an article's own parts (the revisions, or pages as records), planned after any edit.
+PATCHED = ("home", "recent", "all")
 
 
 def environment(templates_dir: Path | None, base_url: str, compiled: Path | None = None) -> Environment:
@@ -94,7 +93,7 @@ class Rendered:
     pages: int  # HTML pages (articles, histories, wiki pages, 404)
     redirects: int
     keys: dict[str, str] = field(default_factory=dict)  # article and history page file -> digest of its inputs
-
+    state: SiteState = field(default_factory=SiteState)  # what the pages were made of (state.py)
 
 
 @dataclass(frozen=True)
@@ -104,6 +103,8 @@ class Previous:
     keys: dict[str, str] = field(default_factory=dict)
     exists: Callable[[str], bool] = lambda rel: False
     salt: str = ""  # the theme's digest: a changed template re-renders every page
+    state: SiteState | None = None  # None unless every file it wrote is known to be in place: nothing is patched
+    files: Callable[[], list[str]] = lambda: []  # every file it wrote
 
 
 def render_files(
@@ -114,14 +115,33 @@ def render_files(
 
     Article and history pages whose inputs are those of the file already in
     the output folder are not rendered again (`writer` gets None for them).
-    Pages are rendered by `workers` processes.
+    When only some articles' own parts changed (`state.changed_articles`), only
+    their pages and the lists that show them are planned; the writer keeps the
+    rest of the last build's files. Pages are rendered by `workers` processes.
     """
-    planned = plan_pages(model)
-    _alternates(planned, model.default_language)
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
     salts = {lang: hashlib.sha256(repr((settings, str(nav), previous.salt)).encode()).hexdigest() for lang, nav in navs.items()}
-    job = PageJob(env, settings, navs, previous, salts)
-    keys = render_pages(job, planned, writer, tick, workers)
+    revisions = wiki_pages.revisions(model)
+    histories = wiki_pages.histories(revisions)
+    state = site_state(model, salts, histories)
+    only = changed_articles(previous.state, state)
+    planned = plan_pages(model, revisions, histories, only)
+    _alternates(planned, model.default_language)
+    keys = render_pages(PageJob(env, settings, navs, previous, salts), planned, writer, tick, workers)
+    if only is not None:  # every other file is the last build's
+        kept = set(writer.files)
+        for rel in previous.files():
+            if rel not in kept:
+                writer.record(rel, False)
+        pages, redirects = previous.state.pages, previous.state.redirects
+        return Rendered(pages, redirects, {**previous.keys, **keys}, replace(state, pages=pages, redirects=redirects))
+    redirects = _site_files(model, settings, env, writer, planned, navs)
+    pages = len(planned) + 1
+    return Rendered(pages, redirects, keys, replace(state, pages=pages, redirects=redirects))
+
+
+def _site_files(model: Model, settings: Settings, env: Environment, writer, planned: list[Planned], navs) -> int:
+    """Put the files that are not pages of `planned`: redirects, 404, sitemap, robots.txt, assets; return the redirects."""
     redirects = wiki_pages.redirects(model, {page.url for page in planned})
     for redirect in redirects:
         html = env.get_template("redirect.html").render(target=redirect.target, lang=redirect.lang, t=strings(redirect.lang))
@@ -131,10 +151,9 @@ def render_files(
     writer.put("404.html", _render(env, settings, not_found, navs[default]))
     writer.put("sitemap.xml", env.get_template("sitemap.xml").render(pages=[p for p in planned if p.sitemap]).encode())
     writer.put("robots.txt", env.get_template("robots.txt").render().encode())
-    files = assets(settings.templates_dir)
-    for rel, data in files.items():
+    for rel, data in assets(settings.templates_dir).items():
         writer.put(rel, data)
-    return Rendered(len(planned) + 1, len(redirects), keys)
+    return len(redirects)
 
 
 @dataclass(frozen=True)
@@ -166,45 +185,35 @@ class PageJob:
         """
         context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
                         for name, value in page.context.items())  # fmt: skip
-        return _digest((page.template, page.title, page.url, page.lang, page.alternates, context,
+        return digest((page.template, page.title, page.url, page.lang, page.alternates, context,
                         self.salts[page.lang]))  # fmt: skip
 
     def _record(self, record: ArticlePage) -> str:
         if id(record) not in self.records:
-            self.records[id(record)] = _digest(record)
+            self.records[id(record)] = digest(record)
         return self.records[id(record)]
 
 
-def _digest(material) -> str:
-    """sha256 of `material` as orjson writes it: dataclasses field by field, in order, and a
-    lazy field as its identity (2.5x faster than pickling a page record). What orjson cannot
-    write is pickled, in fast mode so that equal values give equal bytes. Page records hold
-    no sets, whose order could vary between runs."""
-    try:
-        data = orjson.dumps(material, default=jsonio.as_json, option=orjson.OPT_NON_STR_KEYS)
-    except TypeError:
-        buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=5)
-        pickler.fast = True
-        pickler.dump(material)
-        data = buffer.getvalue()
-    return hashlib.sha256(data).hexdigest()
+def plan_pages(model: Model, revisions: list, histories: dict[str, list], only: set[str] | None = None) -> list[Planned]:
+    """Every HTML page of the site: articles, their histories, and each language's wiki pages.
 
-
-def plan_pages(model: Model) -> list[Planned]:
-    """Every HTML page of the site: articles, their histories, and each language's wiki pages."""
+    With `only` (article paths): those articles' pages, and the wiki pages that show
+    what is an article's own (PATCHED), as a build planning only changed articles needs.
+    """
     categories = wiki_pages.categories(model)  # first: it gives each article its category links
-    revisions = wiki_pages.revisions(model)
-    histories = wiki_pages.histories(revisions)
     planned = []
     for page in model.articles:
-        planned.append(_article(page))
-        planned.append(
-            Planned(page.history_url, page.lang, "history.html", f"{strings(page.lang)['history_of']} {page.title}",
-                    {"page": page, "revisions": histories.get(page.path, [])}, ("history", page.path), sitemap=False)
-        )  # fmt: skip
-    planned += _language_pages(model, categories, wiki_pages.wanted(model), wiki_pages.recent_changes(model, revisions))
-    return planned
+        if only is None or page.path in only:
+            planned.append(_article(page))
+            planned.append(
+                Planned(page.history_url, page.lang, "history.html", f"{strings(page.lang)['history_of']} {page.title}",
+                        {"page": page, "revisions": histories.get(page.path, [])}, ("history", page.path), sitemap=False)
+            )  # fmt: skip
+    recent = wiki_pages.recent_changes(model, revisions)
+    if only is None:
+        return planned + _language_pages(model, categories, wiki_pages.wanted(model), recent)
+    wanted = {lang: [] for lang in model.languages}  # the wanted pages are not among them
+    return planned + [page for page in _language_pages(model, categories, wanted, recent) if page.key[0] in PATCHED]
 
 
 def _article(page: ArticlePage) -> Planned:

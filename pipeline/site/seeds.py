@@ -15,7 +15,7 @@ written when its seeds changed, and ignored when this module's code did.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pipeline import jsonio
@@ -38,13 +38,16 @@ class Seed:
     broken: list[str]  # targets of its red links, in order
     pair_paths: list[str]  # its translations, by path
     outdated: dict | None  # the pairing pass's verdict on it
+    # The digest of the fields other articles' pages may show (all but `outdated`, its own page's banner):
+    # with the paths, what one page shares with the rest of the site (state.py).
+    shared: str = ""
 
 
 def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
     """The seed of an article's metadata output and its wikilinks and pairing outputs (None: none)."""
     links = (wikilinks or {}).get("links", [])
     pairing = pairing or {}
-    return Seed(
+    seed = Seed(
         title=meta["title"], slug=meta["slug"], lang=meta["lang"], short_description=meta.get("short_description"),
         aliases=list(meta.get("aliases", [])), categories=list(meta.get("categories", [])),
         draft=bool(meta.get("draft")),
@@ -53,6 +56,8 @@ def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
         broken=[link["target"] for link in links if link["status"] == "broken"],
         pair_paths=[t["path"] for t in pairing.get("translations", [])], outdated=pairing.get("outdated"),
     )  # fmt: skip
+    shown = {name: value for name, value in vars(seed).items() if name not in ("outdated", "shared")}
+    return replace(seed, shared=hashlib.sha256(jsonio.dumps(shown, sort_keys=True).encode()).hexdigest()[:32])
 
 
 def seed_key(digests: list[str]) -> str:

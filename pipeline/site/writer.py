@@ -26,7 +26,8 @@ class SiteWriter:
 
     `put` writes a file only where its bytes differ (None: known unchanged, keep
     it); `finish` removes what the previous build wrote and this one did not,
-    and records the manifest (with `keys`, what each page was rendered from).
+    and records the manifest (with `keys`, what each page was rendered from, and
+    the render step's `state`, what the pages were made of).
     """
 
     def __init__(self, out_dir: Path, manifest: Path) -> None:
@@ -55,7 +56,7 @@ class SiteWriter:
         else:
             self.report.unchanged += 1
 
-    def finish(self, keys: dict | None = None) -> WriteReport:
+    def finish(self, keys: dict | None = None, state: dict | None = None) -> WriteReport:
         for rel in sorted(set(previous_files(self.manifest, self.out_dir)) - set(self.files)):
             target = self.out_dir / _safe(rel)
             if target.is_file():
@@ -66,7 +67,7 @@ class SiteWriter:
         out_dir = str(self.out_dir.resolve())
         # Whole or not at all: a crash mid-write must not lose the list of files to clean.
         jsonio.save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
-        jsonio.save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}})
+        jsonio.save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}, "state": state or {}})
         self.report.written.sort()
         return self.report
 
@@ -88,10 +89,11 @@ def previous_files(manifest: Path, out_dir: Path) -> list[str]:
     return [rel for rel in _record(manifest, out_dir).get("files", []) if isinstance(rel, str)]
 
 
-def previous_keys(manifest: Path, out_dir: Path) -> dict[str, str]:
-    """Page file -> digest of what the last build rendered it from."""
-    keys = _record(keys_file(manifest), out_dir).get("keys", {})
-    return keys if isinstance(keys, dict) else {}
+def previous_keys(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict]:
+    """Page file -> digest of what the last build rendered it from; and the state it recorded with them."""
+    record = _record(keys_file(manifest), out_dir)
+    keys, state = record.get("keys", {}), record.get("state", {})
+    return keys if isinstance(keys, dict) else {}, state if isinstance(state, dict) else {}
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:

@@ -6,7 +6,7 @@ from pipeline.build import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
 from pipeline.site.model import PageBody, build_model
-from pipeline.site.render import _digest
+from pipeline.site.state import digest
 
 
 def test_backlinks_come_in_title_order_and_equal_titles_in_wiki_order():
@@ -25,9 +25,9 @@ def test_a_page_body_is_digested_as_its_identity_also_when_the_digest_falls_back
     def unread():
         raise AssertionError("a digest must not read the body")
 
-    def digest(identity, read, number):
-        return _digest({"body": PageBody(identity, read), "n": number})
+    def of(identity, read, number):
+        return digest({"body": PageBody(identity, read), "n": number})
 
     for number in (1, 2**70):  # an integer JSON cannot say makes the digest pickle its material
-        assert digest([1, 2], unread, number) == digest([1, 2], lambda: {"html": "<p>x</p>"}, number)
-        assert digest([1, 2], unread, number) != digest([1, 3], unread, number)
+        assert of([1, 2], unread, number) == of([1, 2], lambda: {"html": "<p>x</p>"}, number)
+        assert of([1, 2], unread, number) != of([1, 3], unread, number)

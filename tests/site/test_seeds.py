@@ -10,13 +10,13 @@ from pipeline.facts import gather
 from pipeline.site import SEEDS
 from pipeline.site import model as site_model
 from pipeline.site.model import build_model
-from pipeline.site.render import _digest
+from pipeline.site.state import digest
 from pipeline.site.seeds import CODE, Seed, Seeds, load_seeds, save_seeds, seed_of
 from pipeline.store import open_store
 
 
 def _model_digest(model) -> str:
-    return _digest((model.articles, model.broken, model.languages, model.conflicts))
+    return digest((model.articles, model.broken, model.languages, model.conflicts))
 
 
 def _edited(make_wiki, monkeypatch, edits: dict[str, str]):
@@ -77,3 +77,11 @@ def test_outputs_known_by_no_digest_make_their_seed_each_time():
     seeds, made = Seeds({"k": SEED}), []
     assert seeds.get(None, lambda: made.append(1) or SEED) == SEED and seeds.get(None, lambda: made.append(1)) is None
     assert made == [1, 1] and seeds.used == {}
+
+
+def test_what_other_pages_show_of_a_seed_leaves_out_its_outdated_banner():
+    outputs = ({"title": "T", "slug": "t", "lang": "es"}, None, {"translations": [{"path": "t.md"}], "outdated": None})
+    seed = seed_of(*outputs)
+    lagging = seed_of(*outputs[:2], {**outputs[2], "outdated": {"source_path": "t.md", "message": "lags"}})
+    retitled = seed_of({**outputs[0], "title": "U"}, *outputs[1:])
+    assert seed.shared == lagging.shared and seed.shared != retitled.shared and len(seed.shared) == 32
