@@ -23,7 +23,7 @@ from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
-from pipeline.plan_memo import Digests, read_results
+from pipeline.plan_memo import Digests, PlanCache, read_results
 from pipeline.results import Stored
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
@@ -63,12 +63,13 @@ class Warm:
     articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
     outputs: dict[int, tuple[str, Stored]] = field(default_factory=dict)  # job id -> (pass name, its result)
     seeds: dict = field(default_factory=dict)  # what the last build's pages took of their results (site/seeds.py)
+    plans: PlanCache = field(default_factory=PlanCache)  # the plan memos it read or wrote
 
     def open(self, conn: sqlite3.Connection) -> Warm:
         """Itself, emptied first when `conn` is not the store it was read from."""
         identity = store_identity(conn)
         if identity != self.store:
-            self.store, self.articles, self.outputs = identity, {}, {}
+            self.store, self.articles, self.outputs, self.plans = identity, {}, {}, PlanCache()
         return self
 
     def keep(self, articles: list[Article], jobs: set[int]) -> None:
@@ -128,7 +129,7 @@ def process(
     for round_specs in rounds(specs):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
-            digests=digests,
+            digests=digests, cache=known and known.plans,
         )  # fmt: skip
         wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
-from pipeline.plan_memo import Digests, load_kept, load_memo, own_of, save_kept, save_memo, world_of
+from pipeline.plan_memo import Digests, PlanCache, load_kept, load_memo, own_of, save_kept, save_memo, world_of
 from pipeline.results import Stored, StoredOutputs, keep_mentions
 from pipeline.store import db_path, rows_for_ids, write
 
@@ -76,15 +76,16 @@ def fingerprint(article: Article, input_shas: dict[str, str]) -> str:
 
 def plan_round(
     conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int,
-    now: float, workers: int = 1, digests: Digests | None = None,
+    now: float, workers: int = 1, digests: Digests | None = None, cache: PlanCache | None = None,
 ) -> Plan:
     """Create the missing jobs of `specs` for `articles`; return every job of the round.
 
-    `digests` (of the results so far) let the last plan lend its jobs (`plan_memo`).
+    `digests` (of the results so far) let the last plan lend its jobs (`plan_memo`); `cache`,
+    kept by a long-lived process, holds the memos it read or wrote before.
     """
     plan = Plan()
     with write(conn):
-        lent = _lend(conn, specs, articles, wiki, digests or {})
+        lent = _lend(conn, specs, articles, wiki, digests or {}, cache)
         keep_mentions(conn, wiki.results.values())  # what the worlds' parts searched the outputs for
         # Article-major order: a worker's batch then holds several passes of one article,
         # so a parse cached in the worker process serves all of them.
@@ -109,7 +110,7 @@ def plan_round(
             existing.update(_existing_jobs(conn, missing))
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
-        lent.save(conn, plan.jobs)
+        lent.save(conn, plan.jobs, cache)
     return plan
 
 
@@ -124,20 +125,22 @@ class _Lent:
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
 
-    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int]) -> None:
+    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], cache: PlanCache | None) -> None:
         for spec in self.specs:
             world, fresh = self.worlds[spec.name]
             keys = [(a.capture_id, spec.name) for a in self.articles]
             new = [key for key in keys if fresh or key not in self.jobs]
             save_memo(conn, spec, world, [(cid, self.owns[(cid, name)], jobs[(cid, name)]) for cid, name in new],
-                      fresh=fresh)  # fmt: skip
+                      fresh=fresh, cache=cache)  # fmt: skip
 
 
-def _lend(conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests) -> _Lent:
+def _lend(
+    conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests, cache: PlanCache | None
+) -> _Lent:
     lent = _Lent(specs, articles, {}, {})
     for spec in specs:
         world = world_of(spec, wiki, digests)
-        memo = load_memo(conn, spec, world)
+        memo = load_memo(conn, spec, world, cache)
         lent.worlds[spec.name] = (world, not memo)
         # Before the own digests, which may read a kept index (pairing's evidence reads its index).
         kept = load_kept(conn, spec, world) if spec.keeps else {}

@@ -43,6 +43,7 @@ import hashlib
 import pickle
 import sqlite3
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pipeline
@@ -117,22 +118,40 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def load_memo(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict[int, tuple[str, int]]:
+@dataclass
+class PlanCache:
+    """What a long-lived process (`serve`) keeps of the plan memo between builds of one store.
+
+    Each memo row is a fact that never becomes false (in this world, this capture with these own
+    digests has this job: jobs are never deleted), so what a build read or wrote is still true for
+    the next, which does not read it again. The store's world of each pass is still read each time:
+    a memo is only used in its own world, whatever another process planned since. (Kept indexes are
+    not held: a select fills them with what it read of one build, which only pickling leaves out.)
+    """
+
+    memos: dict[tuple[str, int], tuple[str, dict]] = field(default_factory=dict)  # pass -> (world, its memo)
+
+
+def load_memo(
+    conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None
+) -> dict[int, tuple[str, int]]:
     """capture id -> (own digest, job id) of the last plan, when it was made in `world` (else nothing)."""
-    row = conn.execute(
-        "SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", (spec.name, spec.version)
-    ).fetchone()
+    key = (spec.name, spec.version)
+    row = conn.execute("SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
     if row is None or row[0] != world:
         return {}
-    rows = conn.execute(
-        "SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?",
-        (spec.name, spec.version),
-    )
-    return {capture_id: (own, job_id) for capture_id, own, job_id in rows}
+    if cache is not None and cache.memos.get(key, ("",))[0] == world:
+        return cache.memos[key][1]
+    rows = conn.execute("SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
+    memo = {capture_id: (own, job_id) for capture_id, own, job_id in rows}
+    if cache is not None:
+        cache.memos[key] = (world, memo)
+    return memo
 
 
 def save_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool
+    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool,
+    cache: PlanCache | None = None,
 ) -> None:
     """Record (capture id, own digest, job id) entries made in `world`; `fresh` drops those of another world."""
     key = (spec.name, spec.version)
@@ -140,6 +159,10 @@ def save_memo(
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
         conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
     conn.executemany("INSERT OR REPLACE INTO plan_memo VALUES (?, ?, ?, ?, ?)", [(*key, *entry) for entry in entries])
+    if cache is not None:
+        if fresh or cache.memos.get(key, ("",))[0] != world:
+            cache.memos[key] = (world, {})
+        cache.memos[key][1].update((capture_id, (own, job)) for capture_id, own, job in entries)
 
 
 def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:

@@ -7,7 +7,7 @@ already there (nothing new to create) and give the same results.
 
 import pytest
 
-from pipeline.build import build
+from pipeline.build import Warm, build
 from pipeline import plan_memo
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.store import open_store
@@ -65,15 +65,48 @@ def test_a_lent_plan_is_the_full_plan_when_siblings_pair_by_suffix(make_wiki):
     _assert_lent_plans_are_full_plans(make_wiki(files, search=False, pairing="suffix"), steps)
 
 
-def _assert_lent_plans_are_full_plans(config, steps):
-    build(config, workers=1)
-    for changes in steps:
+def test_plans_lent_from_a_kept_cache_are_full_plans_too(make_wiki):
+    warm = Warm()  # as `serve` keeps it: the memos of one build serve the next
+    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS, lambda step: warm)
+
+
+def test_a_kept_cache_is_not_used_in_a_world_another_process_planned_in_since(make_wiki):
+    # The other process keeps nothing: it changes worlds (c's heading, which a links to; b's title), then the
+    # kept one edits a body in them, where a's links must be resolved in the new world, not lent from the old.
+    warm = Warm()
+    steps = [STEPS[3], {"b.md": FILES["b.md"].replace("Beta text", "Beta's text")}, STEPS[2], STEPS[1]]
+    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), steps, lambda step: warm if step % 2 else None)
+
+
+def test_a_kept_cache_reads_no_memo_from_the_store_again(make_wiki, monkeypatch):
+    import pipeline.build as build_module
+
+    config, warm, statements = make_wiki(FILES, search=False), Warm(), []
+    opened = build_module.open_store
+    monkeypatch.setattr(build_module, "open_store", lambda path: _traced(opened(path), statements))
+    build(config, workers=1, warm=warm)
+    for text, kept in (("Beta and more.", warm), ("Beta, again.", None)):
+        (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", text))
+        statements.clear()
+        build(config, workers=1, warm=kept)
+        read = [sql for sql in statements if "FROM plan_memo" in sql]
+        assert (read == []) == (kept is not None), read  # without the cache, the same build reads them
+
+
+def _traced(conn, statements: list):
+    conn.set_trace_callback(statements.append)
+    return conn
+
+
+def _assert_lent_plans_are_full_plans(config, steps, warm_for=lambda step: None):
+    build(config, workers=1, warm=warm_for(-1))
+    for step, changes in enumerate(steps):
         for path, text in changes.items():
             if text is None:
                 (config.content_dir / path).unlink()
             else:
                 (config.content_dir / path).write_text(text)
-        lent = build(config, workers=1)
+        lent = build(config, workers=1, warm=warm_for(step))
     _forget_plans(config)
     full = build(config, workers=1, reuse=False)
     assert full.process.created_jobs == []
