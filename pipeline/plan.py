@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
-from pipeline.plan_memo import Digests, PlanCache, load_kept, load_memo, own_of, save_kept, save_memo, world_of
+from pipeline.plan_memo import Digests, PlanCache, load_kept, load_memo, owns_of, save_kept, save_memo, world_of
 from pipeline.results import Stored, StoredOutputs, keep_mentions
 from pipeline.store import db_path, rows_for_ids, write
 
@@ -121,17 +121,16 @@ class _Lent:
     specs: list[PassSpec]
     articles: list[Article]
     worlds: dict[str, tuple[str, bool]]  # pass -> (world, whether it differs from the last plan's)
-    owns: dict[tuple[int, str], str]  # (capture id, pass) -> own digest
+    owns: dict[str, list[str]]  # pass -> the own digest of each article, in order
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
 
     def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], cache: PlanCache | None) -> None:
         for spec in self.specs:
             world, fresh = self.worlds[spec.name]
-            keys = [(a.capture_id, spec.name) for a in self.articles]
-            new = [key for key in keys if fresh or key not in self.jobs]
-            save_memo(conn, spec, world, [(cid, self.owns[(cid, name)], jobs[(cid, name)]) for cid, name in new],
-                      fresh=fresh, cache=cache)  # fmt: skip
+            name, pairs = spec.name, zip(self.articles, self.owns[spec.name])
+            new = [(a.capture_id, own) for a, own in pairs if fresh or (a.capture_id, name) not in self.jobs]
+            save_memo(conn, spec, world, [(cid, own, jobs[(cid, name)]) for cid, own in new], fresh=fresh, cache=cache)
 
 
 def _lend(
@@ -146,12 +145,11 @@ def _lend(
         kept = load_kept(conn, spec, world) if spec.keeps else {}
         wiki.lend(kept)
         lent.kept[spec.name] = set(kept)
-        for article in articles:
-            key = (article.capture_id, spec.name)
-            own = lent.owns[key] = own_of(spec, article, wiki, digests)
+        owns = lent.owns[spec.name] = owns_of(spec, articles, wiki, digests)
+        for article, own in zip(articles, owns):
             hit = memo.get(article.capture_id)
             if hit is not None and hit[0] == own:
-                lent.jobs[key] = hit[1]
+                lent.jobs[(article.capture_id, spec.name)] = hit[1]
     return lent
 
 

@@ -81,10 +81,32 @@ def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
     return _sha("|".join(parts))
 
 
-def own_of(spec: PassSpec, article: Article, wiki: Wiki, digests: Digests) -> str:
+def owns_of(spec: PassSpec, articles: list[Article], wiki: Wiki, digests: Digests) -> list[str]:
+    """The own digest of each article (in order): its READS_OWN parts, joined.
+
+    Computed a part at a time over all articles, not an article at a time: after an edit
+    this runs for every pass and article (104,000 times at 10k) to find the few that changed.
+    """
     _, own = reads_of(spec)
-    return ",".join(_sha(_canonical(part(article, wiki))) if callable(part) else
-                    digests.get(part, {}).get(article.capture_id, "-") for part in own)  # fmt: skip
+    if not own:
+        return [""] * len(articles)
+    columns = [_own_column(part, articles, wiki, digests) for part in own]
+    return columns[0] if len(columns) == 1 else [",".join(row) for row in zip(*columns)]
+
+
+def _own_column(part, articles: list[Article], wiki: Wiki, digests: Digests) -> list[str]:
+    if not callable(part):
+        of_pass = digests.get(part, {})
+        return [of_pass.get(article.capture_id, "-") for article in articles]
+    known: dict[str, str] = {}  # most articles read the same few values (html: no embeds, `[]`)
+    column = []
+    for article in articles:
+        text = _canonical(part(article, wiki))
+        sha = known.get(text)
+        if sha is None:
+            sha = known[text] = _sha(text)
+        column.append(sha)
+    return column
 
 
 def _name(part) -> str:

@@ -126,6 +126,8 @@ def render_files(
     state = site_state(model, salts, histories)
     only = changed_articles(previous.state, state)
     planned = plan_pages(model, revisions, histories, only)
+    if only is None:  # every article page will ask for its backlinks
+        model.backlinks.index()
     _alternates(planned, model.default_language)
     keys = render_pages(PageJob(env, settings, navs, previous, salts), planned, writer, tick, workers)
     if only is not None:  # every other file is the last build's

@@ -21,6 +21,27 @@ def test_backlinks_come_in_title_order_and_equal_titles_in_wiki_order():
     assert [(source.title, target) for source, target in model.broken] == [("Beta", "gone"), ("Alpha", "Gone")]
 
 
+def test_backlinks_found_one_by_one_are_those_of_the_index_of_them_all():
+    files = {f"p{n}.md": f"---\ntitle: {'Same' if n % 3 == 0 else f'Page {9 - n}'}\n---\n"
+             + " ".join(f"[[Page {9 - m}]] [[p{m}]]" for m in range(n % 4, 9, 2)) for n in range(9)}  # fmt: skip
+    articles = articles_from(files)
+
+    def lists(index_first: bool) -> dict[str, list]:
+        results = {name: {a.capture_id: outputs[a.path] for a in articles} for name, outputs in run_inline(files).items()}
+        model = build_model(Wiki(DEFAULT_OPTIONS, articles, results), [], {name: 1 for name in results})
+        if index_first:
+            model.backlinks.index()
+        found = {page.url: [(link.title, link.url) for link in page.backlinks] for page in model.articles}
+        # The first SCANS pages asked are looked up one by one, the rest in the index then made.
+        assert (model.backlinks.indexed is None) == (not index_first and len(found) <= model.backlinks.SCANS)
+        return found
+
+    scanned, indexed = lists(index_first=False), lists(index_first=True)
+    assert scanned == indexed
+    assert sum(map(len, scanned.values())) > 20  # and none links to itself:
+    assert all(url not in [link_url for _, link_url in links] for url, links in scanned.items())
+
+
 def test_a_page_body_is_digested_as_its_identity_also_when_the_digest_falls_back_to_pickling():
     def unread():
         raise AssertionError("a digest must not read the body")
