@@ -202,7 +202,7 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: 
     shown = _shown(wiki, versions, articles)
     pages, taken, conflicts = [], {}, []
     for article in sorted(articles, key=lambda a: a.path):
-        passes = shown.get(article.capture_id) or shown[None]
+        passes = shown.get(article.capture_id, shown[None])
         page = _page(article, made[article.capture_id], links[article.capture_id].url, wiki, passes,
                      LinksHere(backlinks, article.path), last_seen.get(article.path))  # fmt: skip
         if page.url in taken:

@@ -42,6 +42,19 @@ def test_backlinks_found_one_by_one_are_those_of_the_index_of_them_all():
     assert all(url not in [link_url for _, link_url in links] for url, links in scanned.items())
 
 
+def test_a_page_names_the_results_it_shows_and_not_those_its_article_lacks():
+    files = {"a.md": "---\ntitle: A\n---\nText.\n", "b.md": "---\ntitle: B\n---\n[[A]]\n"}
+    articles = articles_from(files)
+    results = {name: {a.capture_id: outputs[a.path] for a in articles} for name, outputs in run_inline(files).items()}
+    lacking = next(a.capture_id for a in articles if a.path == "b.md")
+    del results["html"][lacking], results["citations"][lacking]  # as when its jobs failed
+    model = build_model(Wiki(DEFAULT_OPTIONS, articles, results), [], {name: 2 for name in results})
+    passes = {page.path: [name for name, _ in page.passes] for page in model.articles}
+    assert passes["a.md"] == ["metadata", "headings", "pairing", "citations", "wikilinks", "html"]
+    assert passes["b.md"] == ["metadata", "headings", "pairing", "wikilinks"]
+    assert all(version == 2 for page in model.articles for _, version in page.passes)
+
+
 def test_a_page_body_is_digested_as_its_identity_also_when_the_digest_falls_back_to_pickling():
     def unread():
         raise AssertionError("a digest must not read the body")
