@@ -87,6 +87,8 @@ class Backlinks:
         """Index every article's list now (before a render forks: once, not in each process)."""
         if self.indexed is None:
             self.indexed = _backlinks(self.articles, self.links, self.seeds)
+            # The index is all it needs now: every seed (with its red links, aliases, ...) can go.
+            self.articles, self.links, self.seeds = [], {}, {}
 
 
 class LinksHere:
