@@ -153,6 +153,11 @@ class PlanCache:
 
     memos: dict[tuple[str, int], tuple[str, dict]] = field(default_factory=dict)  # pass -> (world, its memo)
 
+    def held(self, key: tuple[str, int], world: str) -> dict | None:
+        """The memo of pass `key` held for `world` (None: none held, or one of another world)."""
+        world_held, memo = self.memos.get(key, ("", None))
+        return memo if world_held == world else None
+
 
 def load_memo(
     conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None
@@ -162,8 +167,9 @@ def load_memo(
     row = conn.execute("SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
     if row is None or row[0] != world:
         return {}
-    if cache is not None and cache.memos.get(key, ("",))[0] == world:
-        return cache.memos[key][1]
+    held = cache.held(key, world) if cache is not None else None
+    if held is not None:
+        return held
     rows = conn.execute("SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
     memo = {capture_id: (own, job_id) for capture_id, own, job_id in rows}
     if cache is not None:
@@ -182,9 +188,11 @@ def save_memo(
         conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
     conn.executemany("INSERT OR REPLACE INTO plan_memo VALUES (?, ?, ?, ?, ?)", [(*key, *entry) for entry in entries])
     if cache is not None:
-        if fresh or cache.memos.get(key, ("",))[0] != world:
-            cache.memos[key] = (world, {})
-        cache.memos[key][1].update((capture_id, (own, job)) for capture_id, own, job in entries)
+        held = None if fresh else cache.held(key, world)
+        if held is None:
+            held = {}
+            cache.memos[key] = (world, held)
+        held.update((capture_id, (own, job)) for capture_id, own, job in entries)
 
 
 def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:

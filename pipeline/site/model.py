@@ -132,7 +132,7 @@ class ArticlePage:
     title: str
     short_description: str | None
     body: PageBody  # html, references_html, toc, further_reading: read when the page is rendered
-    backlinks: LinksHere | list[Link]
+    backlinks: LinksHere  # found when first used
     aliases: list[str]
     category_names: list[str]  # as the article names them; pages.py resolves them
     outdated: dict | None  # the pairing pass's verdict, plus `source_url`
