@@ -11,21 +11,19 @@ info) and a replacement in the `edit` diff. The source never changes: in
 `apply_suggestions`.
 
 The job reads only the title and alias index of its language (`select`),
-built once per plan; the matcher for an index is built once per process.
+built once per plan; the matcher for an index (`names.py`) is built once
+per process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
-from dataclasses import dataclass
-from functools import lru_cache
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
+from pipeline.passes.names import Match, Matcher, matcher_for
 from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.urls import article_url
 
@@ -59,19 +57,6 @@ CONTRACT = {
         "edit": EDIT_SCHEMA,
     },
 }
-
-# A word, combining accents included (so a decomposed "Café" is one word), or one other symbol.
-WORD = r"[\w\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
-TOKEN = re.compile(rf"{WORD}+|[^\w\s]")
-WORD_CHAR = re.compile(WORD)
-# Bytes of ASCII text: word characters kept, every other byte a space (see Matcher.may_start_name).
-ASCII_WORDS = bytes(c if c < 128 and re.fullmatch(r"\w", chr(c)) else 32 for c in range(256))
-# A name with these would break the `[[target|mention]]` it becomes.
-UNLINKABLE = re.compile(r"[\[\]|\n]")
-MATCHERS_KEPT = 8
-
-TermKey = tuple[tuple[str, ...], tuple[bool, ...]]  # folded tokens, whitespace before each (never the first)
-
 
 # ---- select: the index of one language ----------------------------------------------------
 
@@ -115,123 +100,6 @@ def _index(entries: list) -> dict:
     # The digest lets every process reuse one matcher per index, even after a JSON round trip.
     text = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
     return {"digest": hashlib.sha256(text.encode()).hexdigest(), "entries": entries}
-
-
-# ---- the matcher: a trie of the names' words ----------------------------------------------
-
-
-@dataclass(frozen=True)
-class Term:
-    key: TermKey
-    target: int | None  # entry number; None when two articles share the name
-
-
-@dataclass(frozen=True)
-class Match:
-    start: int
-    end: int
-    term: Term
-
-
-@dataclass
-class Matcher:
-    """Names in a trie of (whitespace before, folded token) edges; a node's None key holds its Term."""
-
-    entries: list
-    by_path: dict[str, int]
-    trie: dict
-    firsts: frozenset[str]  # the first word of every name, to pass over text that starts none
-    ascii_firsts: frozenset[bytes] | None  # those ASCII text can hold; None when one is a symbol
-
-    def names_of(self, number: int) -> set[TermKey]:
-        _, _, _, _, title, aliases = self.entries[number]
-        return {term_key(name) for name in [title, *aliases]}
-
-    def may_start_name(self, text: str) -> bool:
-        """False when `text` holds no first word of a name: most prose starts none.
-
-        The text is folded as a whole, then split in one C-level call; folding
-        never joins or splits words, so its words are the folded words of `text`.
-        ASCII text is split by bytes (every non-word byte a space): three times
-        faster than the tokenizer, and the same words; it sees no symbols, so
-        it serves only when no name starts with one.
-        """
-        if text.isascii() and self.ascii_firsts is not None:
-            return not self.ascii_firsts.isdisjoint(text.lower().encode().translate(ASCII_WORDS).split())
-        folded = text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()
-        return not self.firsts.isdisjoint(TOKEN.findall(folded))
-
-    def scan(self, line: str, start: int, end: int) -> list[Match]:
-        """Every name occurring in `line[start:end]` on whole words (overlaps included)."""
-        tokens = [(m.start(), m.end(), fold(m.group())) for m in TOKEN.finditer(line, start, end)]
-        matches = []
-        for i, (first_start, _, word) in enumerate(tokens):
-            node, j = self.trie.get((False, word)), i
-            # Each step follows one edge, so the cost is the length of the longest name found, not their number.
-            while node is not None:
-                term = node.get(None)
-                if term is not None and _whole(line, first_start, tokens[j][1]):
-                    matches.append(Match(first_start, tokens[j][1], term))
-                j += 1
-                if j == len(tokens):
-                    break
-                node = node.get((tokens[j][0] > tokens[j - 1][1], tokens[j][2]))
-        return matches
-
-
-@lru_cache(maxsize=65536)
-def fold(word: str) -> str:
-    return word.lower() if word.isascii() else unicodedata.normalize("NFC", word).casefold()
-
-
-@lru_cache(maxsize=65536)
-def term_key(name: str) -> TermKey:
-    tokens = list(TOKEN.finditer(name.strip()))
-    words = tuple(fold(m.group()) for m in tokens)
-    spaced = tuple(i > 0 and m.start() > tokens[i - 1].end() for i, m in enumerate(tokens))
-    return words, spaced
-
-
-def _whole(line: str, start: int, end: int) -> bool:
-    """Names starting or ending with a symbol still may not touch a letter."""
-    return (start == 0 or not WORD_CHAR.match(line, start - 1)) and not WORD_CHAR.match(line, end)
-
-
-_MATCHERS: dict[str, Matcher] = {}
-
-
-def matcher_for(index: dict) -> Matcher:
-    matcher = _MATCHERS.get(index["digest"])
-    if matcher is None:
-        if len(_MATCHERS) >= MATCHERS_KEPT:
-            _MATCHERS.pop(next(iter(_MATCHERS)))
-        matcher = _MATCHERS[index["digest"]] = build_matcher(index["entries"])
-    return matcher
-
-
-def build_matcher(entries: list) -> Matcher:
-    """Titles beat aliases; a name two articles claim at the same rank links to neither."""
-    claims: dict[TermKey, tuple[int, set[int]]] = {}
-    for number, (_, _, _, _, title, aliases) in enumerate(entries):
-        for rank, name in [(0, title)] + [(1, alias) for alias in aliases]:
-            key = term_key(name)
-            if not key[0] or not any(WORD_CHAR.match(w) for w in key[0]) or UNLINKABLE.search(name):
-                continue
-            best, targets = claims.get(key, (rank, set()))
-            if rank < best:
-                best, targets = rank, set()
-            if rank == best:
-                claims[key] = (best, targets | {number})
-    trie: dict = {}
-    for key, (_, targets) in claims.items():
-        node = trie
-        for edge in zip(key[1], key[0]):
-            node = node.setdefault(edge, {})
-        node[None] = Term(key, next(iter(targets)) if len(targets) == 1 else None)
-    firsts = frozenset(word for _, word in trie)
-    symbol = any(not WORD_CHAR.match(word) for word in firsts)
-    ascii_firsts = None if symbol else frozenset(word.encode() for word in firsts if word.isascii())
-    return Matcher(entries, {entry[0]: n for n, entry in enumerate(entries)}, trie, firsts, ascii_firsts)
 
 
 # ---- run -----------------------------------------------------------------------------------

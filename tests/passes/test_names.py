@@ -1,0 +1,49 @@
+"""The name matcher: first words found in text as the tokenizer would find them, and names scanned alike either way."""
+
+from __future__ import annotations
+
+import collections
+import random
+
+import pytest
+
+from pipeline.passes import names
+
+
+def test_the_first_word_filter_sees_every_first_word_the_tokenizer_sees():
+    """Text is split by bytes, not by the tokenizer: it must never miss a name the tokenizer would find."""
+    titles = ["Ring", "Alpha_2 beta", "X9", ".NET", "Éclair"]
+    matcher = names.build_matcher([[f"{n}.md", "", "", "en", title, []] for n, title in enumerate(titles)])
+    assert matcher.ascii_firsts == {b"ring", b"alpha_2", b"x9"} and matcher.other_firsts == (".", "éclair")
+    pieces = ["ring", "RING", "rings", "alpha_2", "alpha", "x9", "x", "9", "(", ")", ".", ",", "_", " ", "\n", "\t", "-",
+              "ÉCLAIR", "éclairs", "é"]  # fmt: skip
+    draw = random.Random(7)
+    for _ in range(3000):
+        text = "".join(draw.choice(pieces) for _ in range(draw.randint(0, 8)))
+        folded = text.lower() if text.isascii() else text.casefold()
+        tokens = set(names.TOKEN.findall(folded)) & matcher.firsts
+        assert tokens <= set(matcher._present(folded)), repr(text)
+        assert matcher.may_start_name(text) >= bool(tokens)
+    assert matcher.may_start_name("(Ring).") and not matcher.may_start_name("rings, alpha-2, x 9")
+
+
+@pytest.mark.parametrize("tokenized", [False, True])  # many first words not ASCII: the text is tokenized to find them
+def test_scanning_text_folded_at_once_finds_what_folding_each_token_finds(tokenized):
+    """`scan` folds a text whole and reads on only from where a first word is; `scan_tokens` folds every token."""
+    titles = ["Ring", "Three Ring Architecture", "Big Three", "Café", "Node.js", ".NET", "Straße", "Σίσυφος", "Data"]
+    titles += [f"Ω{n}" for n in range(names.OTHER_FIRSTS_LOOKED_FOR if tokenized else 0)]
+    matcher = names.build_matcher([[f"{n}.md", "", "", "en", title, []] for n, title in enumerate(titles)])
+    assert (len(matcher.other_firsts) > names.OTHER_FIRSTS_LOOKED_FOR) == tokenized
+    pieces = ["ring", "RING", "rings", "three", "Three ", "big ", "architecture", "café", "cafe\u0301", "CAFÉ", "node",
+              ".", "js", "net", "straße", "STRASSE", "\ufb01", "σίσυφος", "ΣΊΣΥΦΟΣ", "database", "bigdata", "data", "_",
+              " ", "  ", "(", "-", "é", "\u0301", "İ"]  # fmt: skip
+    draw = random.Random(11)
+    found = folded_whole = 0
+    for _ in range(4000):
+        line = "".join(draw.choice(pieces) for _ in range(draw.randint(0, 10)))
+        start = draw.randint(0, min(2, len(line)))  # a piece may start inside a word
+        fast = matcher.scan(line, start, len(line))
+        assert collections.Counter(fast) == collections.Counter(matcher.scan_tokens(line, start, line[start:])), repr(line)
+        found += len(fast)
+        folded_whole += names.fold_in_place(line[start:]) is not None
+    assert found > 400 and 1000 < folded_whole < 3500  # both ways taken, and names found
