@@ -121,15 +121,16 @@ def run(article: Article, inputs: dict) -> dict:
 
 def find_mentions(article: Article, matcher: Matcher) -> list[tuple[int, Match, str]]:
     """(body line, match, mention) of the first mention of each other article, in document order."""
-    # A body that holds no first word of a name outside its wikilinks holds no mention: no parse needed.
-    if not matcher.may_start_name(WIKILINK.sub(" ", article.body)):
+    # Only lines holding a first word of a name outside wikilinks (which never span lines) may hold a
+    # mention: a body with none needs no parse, and other paragraphs no inline scan.
+    wanted = matcher.lines_with_first_words(WIKILINK.sub(" ", article.body))
+    if not wanted:
         return []
     own = matcher.by_path.get(article.path)
     own_names = matcher.names_of(own) if own is not None else set()
     lines = article.body.split("\n")
     seen: set[int] = set()
     found = []
-    wanted = lambda text: matcher.may_start_name(WIKILINK.sub(" ", text))  # noqa: E731
     for number, pieces in _by_line(prose_pieces(article.body, wanted=wanted)):
         for match in _longest_first(m for p in pieces for m in matcher.scan(lines[number], p.start, p.end)):
             target = match.term.target

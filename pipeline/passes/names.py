@@ -11,6 +11,7 @@ neither; a title beats an alias.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Iterator
 WORD = r"[\w\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]"
 TOKEN = re.compile(rf"{WORD}+|[^\w\s]")
 WORD_CHAR = re.compile(WORD)
+NEWLINE = re.compile("\n")
 # Bytes of text: ASCII word characters kept, every other byte a space (see Matcher._present).
 ASCII_WORDS = bytes(c if c < 128 and re.fullmatch(r"\w", chr(c)) else 32 for c in range(256))
 # A name with these would break the `[[target|mention]]` it becomes.
@@ -67,6 +69,14 @@ class Matcher:
         """
         return bool(self._present(text.lower() if text.isascii() else unicodedata.normalize("NFC", text).casefold()))
 
+    def lines_with_first_words(self, text: str) -> set[int]:
+        """The numbers of the lines of `text` that hold a first word of a name (and maybe a few more)."""
+        folded = fold_in_place(text)
+        if folded is None:
+            return {number for number, line in enumerate(text.split("\n")) if self.may_start_name(line)}
+        ends = [match.start() for match in NEWLINE.finditer(folded)]
+        return {bisect.bisect_left(ends, at) for at in self._first_words(folded)}
+
     def scan(self, line: str, start: int, end: int) -> list[Match]:
         """Every name occurring in `line[start:end]` on whole words (overlaps included).
 
@@ -96,7 +106,8 @@ class Matcher:
 
     def _first_words(self, folded: str) -> Iterator[int]:
         """Where, in `folded`, a first word of a name occurs: every token that is one, and more
-        (a word inside a longer one), which `_walk` reads on from and `_whole` turns down."""
+        (a word inside a longer one, which `_walk` reads on from and `_whole` turns down: looking
+        at the characters around each costs more than those few walks)."""
         for word in self._present(folded):
             at = folded.find(word)
             while at >= 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Container
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
@@ -42,12 +42,12 @@ def parser() -> MarkdownIt:
     return make_parser(raw_html=True)
 
 
-def prose_pieces(body: str, md: MarkdownIt | None = None, wanted: Callable[[str], bool] | None = None) -> list[Piece]:
+def prose_pieces(body: str, md: MarkdownIt | None = None, wanted: Container[int] | None = None) -> list[Piece]:
     """The prose ranges of `body`, in document order.
 
-    With `wanted`, only paragraphs whose text it accepts are looked into (the
-    inline scan is most of the cost; a caller looking for words can skip
-    paragraphs without them).
+    With `wanted` (body line numbers), only paragraphs on one of those lines
+    are looked into (the inline scan is most of the cost; a caller looking
+    for words can skip paragraphs without them).
     """
     md = md or parser()
     env: dict = {}
@@ -59,7 +59,7 @@ def prose_pieces(body: str, md: MarkdownIt | None = None, wanted: Callable[[str]
         # Only paragraphs: headings are skipped, and a '|' in a table cell would split the cell.
         if token.type != "inline" or not token.map or tokens[number - 1].type != "paragraph_open":
             continue
-        if wanted is not None and not wanted(token.content):
+        if wanted is not None and not any(line in wanted for line in range(*token.map)):
             continue
         skipped = _merge(_skipped_spans(md, rules, token.content, env) + _wikilinks(token.content))
         pieces += _source_pieces(token.content, token.map[0], skipped, lines)

@@ -121,10 +121,11 @@ def test_the_first_word_filter_keeps_every_mention_it_must():
     assert found == ["THREE ring architecture", ".net", "node.js"]
 
 
-def test_prose_pieces_look_only_into_wanted_paragraphs():
-    body = "alpha beta\n\ngamma delta\n"
-    assert [p.line for p in prose_pieces(body)] == [0, 2]
-    assert [p.line for p in prose_pieces(body, wanted=lambda text: "gamma" in text)] == [2]
+def test_prose_pieces_look_only_into_paragraphs_on_wanted_lines():
+    body = "alpha beta\n\ngamma delta\nepsilon\n\n- zeta\n"
+    assert [p.line for p in prose_pieces(body)] == [0, 2, 3, 5]
+    assert [p.line for p in prose_pieces(body, wanted={3})] == [2, 3]  # the whole paragraph, from any of its lines
+    assert [p.line for p in prose_pieces(body, wanted={1, 4, 6})] == []
 
 
 def test_a_file_without_frontmatter_counts_lines_from_one():

@@ -47,3 +47,13 @@ def test_scanning_text_folded_at_once_finds_what_folding_each_token_finds(tokeni
         found += len(fast)
         folded_whole += names.fold_in_place(line[start:]) is not None
     assert found > 400 and 1000 < folded_whole < 3500  # both ways taken, and names found
+
+
+def test_lines_with_first_words_are_every_line_that_may_start_a_name():
+    matcher = names.build_matcher([["r.md", "", "", "en", "Ring", []], ["s.md", "", "", "en", "Straße", []]])
+    text = "The ring.\nnothing\n  (RING)\nbigring\nstrasse\n"
+    assert names.fold_in_place(text) is not None  # folded whole, searched once
+    assert {0, 2, 4} <= matcher.lines_with_first_words(text) <= {0, 2, 3, 4}  # a word inside one may count
+    assert names.fold_in_place(text + "STRAßE") is None  # "ß" folds to two letters: line by line
+    assert matcher.lines_with_first_words(text + "STRAßE") == {0, 2, 4, 5}
+    assert matcher.lines_with_first_words("nothing\nat all") == set()
