@@ -1,12 +1,13 @@
 """Generate a synthetic bilingual wiki for benchmarks.
 
     python benchmarks/generate.py OUT_DIR --articles 1000 [--spanish 0.3] [--links 8]
-        [--broken 0.02] [--words 1000] [--seed 1]
+        [--broken 0.02] [--mentions 3] [--words 1000] [--seed 1]
 
 Each English article has about `--words` words in sections with headings,
 lists, a table, a code block, `--links` wikilinks to other articles (a
-`--broken` share of them to pages that do not exist) and two footnote
-citations. A `--spanish` share of articles get a `.es.md` translation paired
+`--broken` share of them to pages that do not exist), `--mentions` titles of
+other articles in plain text (as the real wiki's articles have about three
+each, for the mentions pass to find) and two footnote citations. A `--spanish` share of articles get a `.es.md` translation paired
 both ways. Articles live in ten folders. The output is deterministic for a
 seed. `hugo_tree` and `mkdocs_tree` write the same articles as a Hugo site and
 a MkDocs project, so the tools are timed on one corpus.
@@ -39,6 +40,7 @@ class Shape:
     spanish: float = 0.3
     links: int = 8
     broken: float = 0.02
+    mentions: int = 3
     words: int = 1000
     seed: int = 1
 
@@ -61,13 +63,15 @@ def _sentence(rng: random.Random, vocabulary: list[str], size: int) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def _paragraph(rng: random.Random, vocabulary: list[str], words: int, links: list[str]) -> str:
+def _paragraph(rng: random.Random, vocabulary: list[str], words: int, links: list[str], mentions: list[str]) -> str:
     sentences, count = [], 0
     while count < words:
         size = rng.randint(8, 18)
         sentence = _sentence(rng, vocabulary, size)
         if links:
             sentence = sentence[:-1] + f" (see [[{links.pop()}]])."
+        elif mentions:
+            sentence = sentence[:-1] + f", as {mentions.pop()} says."
         sentences.append(sentence)
         count += size
     return " ".join(sentences)
@@ -83,6 +87,8 @@ def article_text(number: int, shape: Shape, lang: str = "en") -> str:
             links.append(f"missing-page-{rng.randrange(10**6)}")
         else:
             links.append(slug_of(rng.randrange(shape.articles)))
+    # Drawn after the links, so a wiki without mentions is the one earlier rounds timed.
+    mentions = [title_of(rng.randrange(shape.articles), lang) for _ in range(shape.mentions)]
     other = "es" if lang == "en" else "en"
     pair = f"paired_with: {slug_of(number)}{'.es' if other == 'es' else ''}.md\n" if _has_spanish(number, shape) else ""
     head = (
@@ -94,7 +100,7 @@ def article_text(number: int, shape: Shape, lang: str = "en") -> str:
     per_section = max(40, shape.words // 5)
     sections = []
     for index in range(5):
-        body = _paragraph(rng, vocabulary, per_section - 40, links if index < 4 else [])
+        body = _paragraph(rng, vocabulary, per_section - 40, links if index < 4 else [], mentions if index < 4 else [])
         sections.append(f"## {_sentence(rng, vocabulary, 3)[:-1]}\n\n{body}\n")
     sections.insert(1, "".join(f"- {_sentence(rng, vocabulary, 5)}\n" for _ in range(4)))
     sections.insert(3, "| key | value |\n|---|---|\n" + "".join(f"| {w} | {i} |\n" for i, w in enumerate(WORDS[:4])))
@@ -155,10 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spanish", type=float, default=Shape.spanish)
     parser.add_argument("--links", type=int, default=Shape.links)
     parser.add_argument("--broken", type=float, default=Shape.broken)
+    parser.add_argument("--mentions", type=int, default=Shape.mentions)
     parser.add_argument("--words", type=int, default=Shape.words)
     parser.add_argument("--seed", type=int, default=Shape.seed)
     args = parser.parse_args(argv)
-    shape = Shape(args.articles, args.spanish, args.links, args.broken, args.words, args.seed)
+    shape = Shape(args.articles, args.spanish, args.links, args.broken, args.mentions, args.words, args.seed)
     print(f"{generate(args.out, shape)} files written to {args.out}")
     return 0
 
