@@ -15,6 +15,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from pipeline.markdown.headings import heading_ids_plugin
+from pipeline.markdown.skips import SKIPS, noting_skips
 from pipeline.markdown.wikilinks import wikilinks_plugin
 
 
@@ -29,6 +30,7 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     md.use(footnote_plugin).use(tasklists_plugin)
     md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
     md.use(heading_ids_plugin)
+    noting_skips(md)
     # URL normalization is pure and costly (a URL parse and re-encode each time), and a wiki
     # repeats its URLs: remember the last few thousand.
     for name in ("normalizeLink", "normalizeLinkText", "validateLink"):
@@ -45,5 +47,5 @@ def parse(body: str, appended: str = "", raw_html: bool = False) -> tuple[list, 
     parse (`footnotes.parse_article` appends the references). Callers must
     treat both as read-only.
     """
-    env: dict = {}
+    env: dict = {SKIPS: {}}  # where inline rules took no prose, for the links pass (`skips.py`)
     return make_parser(raw_html=raw_html).parse(body + appended, env), env

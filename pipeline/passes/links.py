@@ -21,8 +21,11 @@ the parse: a wiki with it set parses once more for the HTML).
 
 Output: `links`; `html` (with holes), `slots` (what each hole stands for:
 a link's target, fragment, place and label HTML, a Markdown link's
-destination, or an embed) and `definitions` (the `[id, text, url]` of each
-reference appended as a footnote).
+destination, or an embed), `definitions` (the `[id, text, url]` of each
+reference appended as a footnote) and `prose` (the body's running text as
+`[line, start, end]` pieces, `passes/prose.py`, for the mentions pass: found
+from this parse, so that pass parses nothing; a body with `<` in it is
+parsed again for them with raw HTML seen, unless `raw_html` is set).
 """
 
 from __future__ import annotations
@@ -31,15 +34,17 @@ import re
 from urllib.parse import unquote
 
 from pipeline.markdown import make_parser
-from pipeline.markdown.footnotes import in_body, parse_article
+from pipeline.markdown.footnotes import definition_lines, in_body, parse_article
 from pipeline.markdown.slots import render_slotted
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes import citations
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
+from pipeline.passes.prose import block_tokens, pieces_of
+from pipeline.passes.prose import parser as prose_parser
 
 NAME = "links"
-VERSION = 4
-CONTRACT_VERSION = 1
+VERSION = 5
+CONTRACT_VERSION = 2
 LINK_SCHEMA = {
     "type": "object",
     "required": ["target", "fragment", "label", "embed", "line", "col", "raw"],
@@ -56,17 +61,19 @@ LINK_SCHEMA = {
 }
 CONTRACT = {
     "type": "object",
-    "required": ["links", "html", "slots", "definitions", "diagnostics"],
+    "required": ["links", "html", "slots", "definitions", "prose", "diagnostics"],
     "properties": {
         "links": {"type": "array", "items": LINK_SCHEMA},
         "html": {"type": "string"},
         "slots": {"type": "array", "items": {"type": "object"}},
         "definitions": {"type": "array", "items": {"type": "array", "minItems": 3, "maxItems": 3}},
+        "prose": {"type": "array", "items": {"type": "array", "minItems": 3, "maxItems": 3}},
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
-# The HTML and its holes reach the html pass as references its worker reads, never through the main process.
-LAZY_FIELDS = ("html", "slots")
+# The HTML and its holes reach the html pass, and the prose the mentions pass, as references their workers
+# read, never through the main process.
+LAZY_FIELDS = ("html", "slots", "prose")
 READS = ("options", "data")  # raw_html; the citations.yaml entries an article cites are footnotes too
 FIELDS = ("target", "fragment", "label", "embed", "col", "raw")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -83,7 +90,20 @@ def run(article: Article, inputs: dict) -> dict:
     if raw_html:
         tokens, env, appended = parse_article(body, article.frontmatter, registry, raw_html=True)
     html, slots = render_slotted(make_parser(raw_html=raw_html), tokens, env)
-    return {"links": links, "html": html, "slots": slots, "definitions": keys(appended), "diagnostics": []}
+    prose = prose_of(body, tokens, env) if raw_html or "<" not in body else prose_of(body, *_html_seen(body, appended))
+    return {"links": links, "html": html, "slots": slots, "definitions": keys(appended), "prose": prose,
+            "diagnostics": []}  # fmt: skip
+
+
+def prose_of(body: str, tokens: list, env: dict) -> list[list[int]]:
+    """The body's prose pieces as `[line, start, end]`, from a parse that saw raw HTML as HTML."""
+    return [[piece.line, piece.start, piece.end] for piece in pieces_of(in_body(tokens, body), body, env)]
+
+
+def _html_seen(body: str, appended: list[dict]) -> tuple[list, dict]:
+    """Block tokens and env of the body with its references, raw HTML taken as HTML (as prose needs)."""
+    env: dict = {}
+    return block_tokens(prose_parser(), body + definition_lines(appended), env), env
 
 
 def keys(references: list[dict]) -> list[list]:

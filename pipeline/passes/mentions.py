@@ -10,9 +10,10 @@ info) and a replacement in the `edit` diff. The source never changes: in
 `apply` mode (option `autolink`) the renderer links the mentions with
 `apply_suggestions`.
 
-The job reads only the title and alias index of its language (`select`),
-built once per plan; the matcher for an index (`names.py`) is built once
-per process.
+The job reads the title and alias index of its language (`select`), built
+once per plan, and where the body's prose is, which the links pass found
+from its parse (so this pass parses nothing); the matcher for an index
+(`names.py`) is built once per process.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.urls import article_url
 
 NAME = "mentions"
-VERSION = 1
+VERSION = 2
 CONTRACT_VERSION = 1
-NEEDS = ("metadata",)
+NEEDS = ("metadata", "links")
 READS = ("options", "metadata")  # the title and alias index of every article
+READS_OWN = ("links",)  # its prose
 KEEP = (f"{NAME}.indexes",)
 SUGGESTION_SCHEMA = {
     "type": "object",
@@ -66,7 +68,8 @@ def select(article: Article, wiki: Wiki) -> dict:
     lang = meta["lang"] if meta else article.lang
     indexes = wiki.memo(f"{NAME}.indexes", lambda: _indexes(wiki))
     empty = wiki.memo(f"{NAME}.empty", lambda: _index([]))
-    return {"index": indexes.get(lang, empty), "mode": wiki.options.get("autolink", "suggest")}
+    prose = (wiki.results.get("links", {}).get(article.capture_id) or {}).get("prose")
+    return {"index": indexes.get(lang, empty), "mode": wiki.options.get("autolink", "suggest"), "prose": prose}
 
 
 def _indexes(wiki: Wiki) -> dict[str, dict]:
@@ -108,7 +111,8 @@ def _index(entries: list) -> dict:
 def run(article: Article, inputs: dict) -> dict:
     mode = "apply" if inputs.get("mode") == "apply" else "suggest"
     matcher = matcher_for(inputs["index"])
-    suggestions = [_suggestion(article, matcher, *found) for found in find_mentions(article, matcher)]
+    found = find_mentions(article, matcher, inputs.get("prose"))
+    suggestions = [_suggestion(article, matcher, *mention) for mention in found]
     diagnostics = [
         diagnostic("unlinked-mention", f"'{s['mention']}' could link to {s['target_path']}: {s['replacement']}",
                    s["line"], s["col"], severity="info")
@@ -119,8 +123,11 @@ def run(article: Article, inputs: dict) -> dict:
     return {"mode": mode, "suggestions": suggestions, "diagnostics": diagnostics, "edit": edit}
 
 
-def find_mentions(article: Article, matcher: Matcher) -> list[tuple[int, Match, str]]:
-    """(body line, match, mention) of the first mention of each other article, in document order."""
+def find_mentions(article: Article, matcher: Matcher, prose: list | None = None) -> list[tuple[int, Match, str]]:
+    """(body line, match, mention) of the first mention of each other article, in document order.
+
+    `prose`: the body's `[line, start, end]` prose pieces (the links pass's); found here when None.
+    """
     # Only lines holding a first word of a name outside wikilinks (which never span lines) may hold a
     # mention: a body with none needs no parse, and other paragraphs no inline scan.
     wanted = matcher.lines_with_first_words(WIKILINK.sub(" ", article.body))
@@ -131,7 +138,11 @@ def find_mentions(article: Article, matcher: Matcher) -> list[tuple[int, Match, 
     lines = article.body.split("\n")
     seen: set[int] = set()
     found = []
-    for number, pieces in _by_line(prose_pieces(article.body, wanted=wanted)):
+    if prose is None:
+        chosen = prose_pieces(article.body, wanted=wanted)
+    else:  # a line without a first word of a name holds none: its pieces can be passed over
+        chosen = [Piece(*piece) for piece in prose if piece[0] in wanted]
+    for number, pieces in _by_line(chosen):
         for match in _longest_first(m for p in pieces for m in matcher.scan(lines[number], p.start, p.end)):
             target = match.term.target
             # Self and ambiguous names still take their words, so nothing shorter links inside them.

@@ -20,9 +20,8 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 
 from pipeline.markdown import make_parser
+from pipeline.markdown.skips import PROSE_RULES, skipped
 
-# Inline rules whose characters are prose; any other rule's are not.
-PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough"})
 WIKILINK = re.compile(r"\[\[.*?\]\]")
 
 Span = tuple[int, int]
@@ -51,7 +50,18 @@ def prose_pieces(body: str, md: MarkdownIt | None = None, wanted: Container[int]
     """
     md = md or parser()
     env: dict = {}
-    tokens = _block_tokens(md, body, env)
+    return pieces_of(block_tokens(md, body, env), body, env, md, wanted)
+
+
+def pieces_of(
+    tokens: list, body: str, env: dict, md: MarkdownIt | None = None, wanted: Container[int] | None = None
+) -> list[Piece]:
+    """`prose_pieces` of `body` from its parse (block `tokens` at least, and the parse's `env`).
+
+    The parse must see raw HTML as `parser()` does: a parse without it may
+    serve only a body without `<`, where both parse alike.
+    """
+    md = md or parser()
     rules = [(rule.name, rule.fn) for rule in md.inline.ruler.__rules__ if rule.enabled]
     lines = body.split("\n")
     pieces: list[Piece] = []
@@ -61,12 +71,13 @@ def prose_pieces(body: str, md: MarkdownIt | None = None, wanted: Container[int]
             continue
         if wanted is not None and not any(line in wanted for line in range(*token.map)):
             continue
-        skipped = _merge(_skipped_spans(md, rules, token.content, env) + _wikilinks(token.content))
-        pieces += _source_pieces(token.content, token.map[0], skipped, lines)
+        taken = skipped(env, token)  # noted by the parse, or found by scanning the paragraph again
+        taken = _skipped_spans(md, rules, token.content, env) if taken is None else taken
+        pieces += _source_pieces(token.content, token.map[0], _merge(taken + _wikilinks(token.content)), lines)
     return pieces
 
 
-def _block_tokens(md: MarkdownIt, body: str, env: dict) -> list:
+def block_tokens(md: MarkdownIt, body: str, env: dict) -> list:
     """Block tokens, without the inline parse (which `_skipped_spans` redoes with positions)."""
     state = StateCore(body, md, env)
     for rule in md.core.ruler.__rules__:

@@ -9,6 +9,7 @@ from markdown_it.utils import read_fixture_file
 
 from pipeline.inline import run_inline
 from pipeline.passes import links
+from pipeline.passes.prose import prose_pieces
 from pipeline.passes.registry import spec_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "links"
@@ -42,3 +43,25 @@ def test_real_wiki_bash_tests_are_not_links(pointsav):
     found = run({path: text})[path]["links"]
     assert found, "the article has real links too"
     assert not [k for k in found if "KILL_SWITCH" in k["raw"]]
+
+
+PROSE_BODIES = [
+    "Plain Ring text.\n\nA `Ring` in code, [a ring](x.md), [[ring]] and <https://ring.example>.\n",
+    "<div>\nRing in HTML\n</div>\n\nRing after <span>ring</span> inline.\n",
+    "- item Ring\n  continued\n> quote ring\n\n| a | b |\n|---|---|\n| ring | x |\n\n```\nring\n```\n",
+    "Setext Ring\n===\n\nAn &amp; entity, \\*escaped\\* Ring  \nand a hard break.\n",
+]
+
+
+@pytest.mark.parametrize("raw_html", [False, True])
+@pytest.mark.parametrize("body", PROSE_BODIES, ids=range(len(PROSE_BODIES)))
+def test_the_prose_found_from_the_parse_is_what_the_prose_module_finds(body, raw_html):
+    """The mentions pass reads its prose from here: the same pieces, whether this parse saw raw HTML or not."""
+    out = run_inline({"a.md": "---\ntitle: A\n---\n" + body}, specs=[spec_of(links)], options={"raw_html": raw_html})
+    assert out["links"]["a.md"]["prose"] == [[p.line, p.start, p.end] for p in prose_pieces(body)]
+
+
+def test_a_footnote_to_an_appended_reference_is_no_prose():
+    front = "---\ntitle: A\nreferences:\n  - id: 1\n    text: A book\n---\n"
+    out = run({"a.md": front + "Ring[^1] text.\n"})["a.md"]
+    assert out["prose"] == [[0, 0, 4], [0, 8, 14]]

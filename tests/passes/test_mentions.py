@@ -10,13 +10,13 @@ from markdown_it.utils import read_fixture_file
 
 from pipeline.build import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
-from pipeline.passes import mentions, metadata
+from pipeline.passes import links, mentions, metadata
 from pipeline.passes.base import Wiki
 from pipeline.passes.prose import prose_pieces
 from pipeline.passes.registry import spec_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mentions"
-SPECS = [spec_of(metadata), spec_of(mentions)]
+SPECS = [spec_of(metadata), spec_of(links), spec_of(mentions)]
 FRONT = "---\ntitle: Self Page\naliases: [myself]\n---\n"
 WIKI = {
     "ring.md": "---\ntitle: Ring\n---\nx\n",
