@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePath
 
-from pipeline.passes.base import Wiki, reporting
+from pipeline.passes.base import Wiki, reports
 
 FORMATS = ("text", "json", "github")
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
@@ -33,8 +33,8 @@ def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: lis
     paths = {article.capture_id: article.path for article in wiki.articles}
     found = set()
     for outputs in wiki.results.values():
-        for capture_id in reporting(outputs):  # nineteen outputs in twenty report none: they are not read
-            for d in outputs[capture_id].get("diagnostics", ()):
+        for capture_id, output in reports(outputs):  # nineteen outputs in twenty report none: not read
+            for d in output.get("diagnostics", ()):
                 found.add(Diagnostic(paths[capture_id], d["line"], d["col"], d["severity"], d["code"], d["message"]))
     for path, line, message in problems:
         found.add(Diagnostic(path, line, 1, "error", "data-error", message))

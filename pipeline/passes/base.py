@@ -29,7 +29,7 @@ A pass module declares:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -124,11 +124,11 @@ class Wiki:
         self._memo.clear()
 
 
-def reporting(outputs: Mapping[int, dict]) -> list[int]:
-    """The capture ids of `outputs` that may report a diagnostic (stored results know it without
-    being read: see `SOME_DIAGNOSTIC`); every id for outputs held as plain data."""
-    find = getattr(outputs, "reporting", None)
-    return find() if find is not None else list(outputs)
+def reports(outputs: Mapping[int, dict]) -> Iterable[tuple[int, dict]]:
+    """(capture id, output) of the `outputs` that may report a diagnostic (stored results know it
+    without being read: see `SOME_DIAGNOSTIC`); all of them for outputs held as plain data."""
+    find = getattr(outputs, "reports", None)
+    return find() if find is not None else outputs.items()
 
 
 def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:

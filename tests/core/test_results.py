@@ -86,12 +86,18 @@ def test_outputs_mentioning_a_text_are_found_in_the_store_and_only_they_are_read
     assert stored.mentioning('"embed":false') == [i for i in range(1, 61) if i not in (4, 24, 44)]
 
 
-def test_outputs_that_may_report_are_read_at_once_and_no_others(tmp_path):
+def test_outputs_that_may_report_are_read_in_chunks_and_only_those_read_before_are_kept(tmp_path, monkeypatch):
+    from pipeline import results
+
+    monkeypatch.setattr(results, "REPORTS_READ_AT_ONCE", 16)
     outputs = [{"diagnostics": [{"code": "x"}] if i % 2 else []} for i in range(100)]
     stored = _outputs(tmp_path, outputs)
-    reporting = stored.reporting()
-    assert reporting == list(range(2, 101, 2)) and stored[100]["diagnostics"] == [{"code": "x"}]
-    assert {i for i, result in stored.stored.items() if result.output is not None} == set(reporting)  # 50 > ONE_BY_ONE
+    stored[8]  # read before: reported from what is held (marked here to tell it from the store's)
+    stored.stored[8].output = stored.stored[8].output.replace('"x"', '"held"')
+    reported = dict(stored.reports())
+    assert sorted(reported) == list(range(2, 101, 2)) and reported[100]["diagnostics"] == [{"code": "x"}]
+    assert reported[8]["diagnostics"] == [{"code": "held"}]
+    assert {i for i, result in stored.stored.items() if result.output is not None} == {8}  # no other kept
 
 
 def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_none(tmp_path):
