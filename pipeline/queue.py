@@ -59,6 +59,7 @@ class Outcome:
     error: str | None = None
     error_kind: str = "permanent"  # or "retryable"
     edit: dict | None = None  # an edit the output proposes or makes, sent to the event spool
+    event_id: str | None = None  # the event the edit went out as, recorded with the result
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
             "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",
             [(o.job.id, name, value) for o in done for name, value in o.lazy_json],
         )
+        conn.executemany("INSERT OR IGNORE INTO sent_edits (event_id) VALUES (?)",
+                         [(o.event_id,) for o in done if o.event_id])  # fmt: skip
         conn.executemany(
             "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
             [(now, _attempted(o), o.error, o.error_kind if o.error else None, o.job.claim_token) for o in accepted],

@@ -165,7 +165,8 @@ class StoredOutputs(Mapping):
         sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
         for start in range(0, len(found), REPORTS_READ_AT_ONCE):
             chunk = found[start : start + REPORTS_READ_AT_ONCE]
-            texts = dict(rows_for_ids(reader(self.db), sql, [stored.job_id for _, stored in chunk if not stored.output]))
+            unread = [stored.job_id for _, stored in chunk if not stored.output]
+            texts = dict(rows_for_ids(reader(self.db), sql, unread))
             for capture_id, stored in chunk:
                 yield capture_id, jsonio.loads(stored.output or texts[stored.job_id])
 

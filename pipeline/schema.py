@@ -238,8 +238,16 @@ SCHEMA_V9 = """
     ) WITHOUT ROWID;
 """
 
+# v10: the edit events a completed job handed to the spool, by event id (the same pass version
+# proposing the same edit of the same bytes: see `Worker.send_edits`). A job that proposes one again,
+# as every mentions job does after a title changes, sends nothing: the corpus has it. A row is
+# written with its job's result, after the event is in the spool: delivery stays at least once.
+SCHEMA_V10 = """
+    CREATE TABLE sent_edits (event_id TEXT PRIMARY KEY) WITHOUT ROWID;
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
-    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9
+    SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

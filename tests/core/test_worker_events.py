@@ -33,3 +33,22 @@ def test_an_edit_becomes_one_event_and_reaches_the_corpus(make_wiki, capsys):
     corpus = [json.loads(line) for line in config.corpus_path.read_text().splitlines()]
     assert event["event_id"] in {e["event_id"] for e in corpus}
     assert _queued(config) == []
+
+
+def test_a_job_proposing_an_edit_sent_before_sends_nothing(make_wiki):
+    files = {"guide.md": "---\ntitle: Guide\n---\nx\n", "other.md": "---\ntitle: Other\n---\nx\n",
+             "intro.md": "---\ntitle: Intro\n---\nThe guide explains it.\n"}  # fmt: skip
+    config = make_wiki(files)
+    build(config, workers=1)
+    proposed = lambda: [e for e in _queued(config) if e["payload"]["pass_name"] == "mentions"]  # noqa: E731
+    assert [e["payload"]["path"] for e in proposed()] == ["intro.md"]
+    # Another title is a new index: every mentions job runs again, and intro's proposes the same
+    # edit of the same bytes, an event the spool has.
+    (config.content_dir / "other.md").write_text("---\ntitle: Another\n---\nx\n")
+    report = build(config, workers=1)
+    assert ("intro.md", "mentions") in report.process.created_jobs
+    assert len(proposed()) == 1
+    (config.content_dir / "intro.md").write_text("---\ntitle: Intro\n---\nThe guide explains it all.\n")
+    build(config, workers=1)
+    events = proposed()
+    assert len(events) == 2 and events[0]["event_id"] != events[1]["event_id"]  # other bytes: another edit
