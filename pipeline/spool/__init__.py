@@ -5,7 +5,7 @@ spool's `queue/` into the corpus, at least once, and the corpus reader drops
 duplicates by `event_id`. See content/event-spool.md.
 """
 
-from pipeline.spool.enqueue import enqueue
+from pipeline.spool.enqueue import enqueue, enqueue_all
 from pipeline.spool.events import EDIT_APPLIED, EDIT_PROPOSED, SCHEMA, EventError, edit_event, validate
 
-__all__ = ["EDIT_APPLIED", "EDIT_PROPOSED", "SCHEMA", "EventError", "edit_event", "enqueue", "validate"]
+__all__ = ["EDIT_APPLIED", "EDIT_PROPOSED", "SCHEMA", "EventError", "edit_event", "enqueue", "enqueue_all", "validate"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline.config import load_config
 from pipeline.spool.events import encode, prepare
-from pipeline.spool.fsio import write_durably
+from pipeline.spool.fsio import write_all_durably
 from pipeline.spool.layout import Spool, SpoolName
 
 
@@ -25,7 +25,14 @@ def enqueue(event: dict, spool_dir: str | os.PathLike | None = None) -> str:
 
     Returns the event_id. Raises EventError (a UserError) for an invalid event.
     """
-    event = prepare(event)
+    return enqueue_all([event], spool_dir)[0]
+
+
+def enqueue_all(events: list[dict], spool_dir: str | os.PathLike | None = None) -> list[str]:
+    """`enqueue` for many events, syncing `queue/` once for all of them (after every one is
+    renamed into it); none is written when one is invalid. Returns their event_ids."""
+    events = [prepare(event) for event in events]
     spool = Spool(Path(spool_dir) if spool_dir is not None else default_spool_dir()).ensure()
-    write_durably(spool.queue / SpoolName.new().filename, encode(event), spool.root, "enqueue")
-    return event["event_id"]
+    files = [(spool.queue / SpoolName.new().filename, encode(event)) for event in events]
+    write_all_durably(files, spool.root, "enqueue")
+    return [event["event_id"] for event in events]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from spool_helpers import child_env, ping, pipeline_cmd, run_pipeline, wait_for
 
-from pipeline.spool import enqueue, faults
+from pipeline.spool import enqueue, enqueue_all, faults
 from pipeline.spool.drain import TEMP_MAX_AGE, Drainer, DrainOptions
 from pipeline.spool.events import EventError, decode
 from pipeline.spool.layout import Spool
@@ -41,8 +41,7 @@ def test_an_invalid_event_raises_and_writes_nothing(tmp_path):
     assert not (tmp_path / "spool").exists()
 
 
-def test_steps_are_write_fsync_rename_then_fsync_the_directory(tmp_path, monkeypatch):
-    spool = Spool(tmp_path / "spool").ensure()
+def _spy_on_file_steps(monkeypatch) -> list[tuple[str, Path]]:
     calls, paths = [], {}
     real_open, real_write, real_fsync, real_rename = os.open, os.write, os.fsync, os.rename
 
@@ -55,11 +54,31 @@ def test_steps_are_write_fsync_rename_then_fsync_the_directory(tmp_path, monkeyp
     monkeypatch.setattr(os, "write", lambda fd, data: calls.append(("write", paths[fd])) or real_write(fd, data))
     monkeypatch.setattr(os, "fsync", lambda fd: calls.append(("fsync", paths[fd])) or real_fsync(fd))
     monkeypatch.setattr(os, "rename", lambda a, b: calls.append(("rename", Path(b))) or real_rename(a, b))
+    return calls
+
+
+def test_steps_are_write_fsync_rename_then_fsync_the_directory(tmp_path, monkeypatch):
+    spool = Spool(tmp_path / "spool").ensure()
+    calls = _spy_on_file_steps(monkeypatch)
     enqueue(ping(1), spool.root)
     (final,) = [spool.queue / n for n in spool.names(spool.queue)]
     (tmp,) = {path for op, path in calls if op == "write"}
     assert tmp.parent == spool.root and tmp.name.startswith(".tmp-")
     assert calls == [("write", tmp), ("fsync", tmp), ("rename", final), ("fsync", spool.queue)]
+
+
+def test_many_events_are_each_written_and_synced_then_renamed_and_the_folder_synced_once(tmp_path, monkeypatch):
+    spool = Spool(tmp_path / "spool").ensure()
+    calls = _spy_on_file_steps(monkeypatch)
+    ids = enqueue_all([ping(n) for n in range(3)], spool.root)
+    assert sorted(e["event_id"] for e in queued(spool.root)) == sorted(ids) and len(set(ids)) == 3
+    tmps = [path for op, path in calls if op == "write"]
+    finals = [path for op, path in calls if op == "rename"]
+    assert calls == [step for tmp in tmps for step in (("write", tmp), ("fsync", tmp))] + [
+        ("rename", final) for final in finals] + [("fsync", spool.queue)]  # fmt: skip
+    with pytest.raises(EventError):  # one invalid event: none is written
+        enqueue_all([ping(4), {"type": "Not A Type"}], spool.root)
+    assert len(queued(spool.root)) == 3 and not list(spool.root.glob(".tmp-*"))
 
 
 def test_concurrent_producers_each_event_lands_once(tmp_path):
