@@ -7,10 +7,11 @@ Each English article has about `--words` words in sections with headings,
 lists, a table, a code block, `--links` wikilinks to other articles (a
 `--broken` share of them to pages that do not exist), `--mentions` titles of
 other articles in plain text (as the real wiki's articles have about three
-each, for the mentions pass to find) and two footnote citations. A `--spanish` share of articles get a `.es.md` translation paired
-both ways. Articles live in ten folders. The output is deterministic for a
-seed. `hugo_tree` and `mkdocs_tree` write the same articles as a Hugo site and
-a MkDocs project, so the tools are timed on one corpus.
+each, for the mentions pass to find) and two footnote citations. A
+`--spanish` share of articles get a `.es.md` translation paired both ways.
+Articles live in ten folders. The output is deterministic for a seed.
+`hugo_tree` and `mkdocs_tree` write the same articles as a Hugo site and a
+MkDocs project, so the tools are timed on one corpus.
 """
 
 from __future__ import annotations

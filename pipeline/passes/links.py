@@ -90,12 +90,14 @@ def run(article: Article, inputs: dict) -> dict:
     if raw_html:
         tokens, env, appended = parse_article(body, article.frontmatter, registry, raw_html=True)
     html, slots = render_slotted(make_parser(raw_html=raw_html), tokens, env)
-    prose = prose_of(body, tokens, env) if raw_html or "<" not in body else prose_of(body, *_html_seen(body, appended))
+    # The parse at hand saw raw HTML as prose needs it when it was set, or when there is none.
+    seen = (tokens, env) if raw_html or "<" not in body else _html_seen(body, appended)
+    prose = _prose_of(body, *seen)
     return {"links": links, "html": html, "slots": slots, "definitions": keys(appended), "prose": prose,
             "diagnostics": []}  # fmt: skip
 
 
-def prose_of(body: str, tokens: list, env: dict) -> list[list[int]]:
+def _prose_of(body: str, tokens: list, env: dict) -> list[list[int]]:
     """The body's prose pieces as `[line, start, end]`, from a parse that saw raw HTML as HTML."""
     return [[piece.line, piece.start, piece.end] for piece in pieces_of(in_body(tokens, body), body, env)]
 

@@ -52,8 +52,9 @@ def write_all_durably(files: list[tuple[Path, bytes]], tmp_dir: Path, stage: str
     written: list[tuple[Path, Path]] = []
     try:
         for final, data in files:
-            written.append((tmp_dir / f"{TMP_PREFIX}{final.name}.{secrets.token_hex(4)}", final))
-            _write_synced(written[-1][0], data, stage)
+            tmp = tmp_dir / f"{TMP_PREFIX}{final.name}.{secrets.token_hex(4)}"
+            written.append((tmp, final))  # before the write: a failed one leaves its temporary file too
+            _write_synced(tmp, data, stage)
         for tmp, final in written:
             with faults.around(f"{stage}.rename"):
                 os.rename(tmp, final)
