@@ -45,15 +45,15 @@ def render_site(
         keys, exists, theme_digest(config.templates_dir), state=kept_state(state) if intact else None,
         files=lambda: previous_files(manifest, config.out_dir),
     )  # fmt: skip
-    writer = SiteWriter(config.out_dir, manifest)
+    # Before its first write, so a build stopped while writing leaves the index to be made again too.
+    pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
+    writer = SiteWriter(config.out_dir, manifest, before_writing=pending)
     rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
     files = writer.finish(rendered.keys, vars(rendered.state))  # not asdict: it would copy every own key
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
         unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
     )  # fmt: skip
-    if config.search and (files.written or files.removed):
-        (config.state_dir / SEARCH_PENDING).touch()  # until the index has every page: a stopped run leaves it
     written()
     if search_pending(config) or (config.search and not has_index(config.out_dir)):
         _index(config, report, search_later)

@@ -3,6 +3,14 @@
 The previous build's file list is kept in a manifest in the state folder;
 a file it lists that this build does not produce is removed (the output of
 a deleted article), and nothing else in the output folder is ever touched.
+
+A build may be stopped while it writes (Ctrl-C, a killed process): what it
+leaves must never be taken for a finished build's output. So before its
+first write, the record of what the last pages were made of (the keys file)
+is dropped: the next build digests and compares every page again. And each
+file a build creates is named in a journal beside the manifest before it is
+made: the next build counts those files as the last build's, so the page of
+an article deleted since does not stay in the folder for good.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, TextIO
 
 from pipeline import jsonio
 
@@ -30,23 +39,41 @@ class SiteWriter:
     the render step's `state`, what the pages were made of).
     """
 
-    def __init__(self, out_dir: Path, manifest: Path) -> None:
+    def __init__(self, out_dir: Path, manifest: Path, before_writing: Callable[[], None] = lambda: None) -> None:
+        """`before_writing` is called before the first file is written or removed (once in each process that writes)."""
         self.out_dir, self.manifest = Path(out_dir), manifest
+        self.before_writing = before_writing
         self.report = WriteReport()
         self.files: list[str] = []
         self.folders: set[str] = set()  # made already: one mkdir per folder, not per file
+        self.writing = False
+        # Opened here, before any render process is forked: each appends to it, a line at a time.
+        self.journal = _open_journal(journal_file(manifest), self.out_dir)
 
     def put(self, rel: str, data: bytes | None) -> None:
         # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
         target = os.path.join(self.out_dir, _safe(rel))
-        changed = data is not None and not _same(target, data)
+        size = _size(target) if data is not None else None
+        changed = data is not None and not (size == len(data) and _same(target, data))
         if changed:
+            self._start_writing()
+            # A new file is named before it is made; a replaced one's temporary file too (see `_write`).
+            self._journal(rel if size is None else _temporary(rel))
             folder = os.path.dirname(target)
             if folder not in self.folders:
                 os.makedirs(folder, exist_ok=True)
                 self.folders.add(folder)
             _write(target, data)
         self.record(rel, changed)
+
+    def _start_writing(self) -> None:
+        if not self.writing:  # each forked render process too: the steps are idempotent
+            self.writing = True
+            keys_file(self.manifest).unlink(missing_ok=True)
+            self.before_writing()
+
+    def _journal(self, rel: str) -> None:
+        self.journal.write(rel + "\n")  # line-buffered: in the file before the file it names exists
 
     def record(self, rel: str, changed: bool) -> None:
         """Count a file as part of this build (written by this process or by a render process)."""
@@ -57,9 +84,12 @@ class SiteWriter:
             self.report.unchanged += 1
 
     def finish(self, keys: dict | None = None, state: dict | None = None) -> WriteReport:
-        for rel in sorted(set(previous_files(self.manifest, self.out_dir)) - set(self.files)):
+        self.journal.close()
+        made = set(previous_files(self.manifest, self.out_dir)) | set(journaled_files(self.manifest, self.out_dir))
+        for rel in sorted(made - set(self.files)):
             target = self.out_dir / _safe(rel)
             if target.is_file():
+                self._start_writing()
                 target.unlink()
                 self.report.removed.append(rel)
                 _prune(target.parent, self.out_dir)
@@ -68,8 +98,14 @@ class SiteWriter:
         # Whole or not at all: a crash mid-write must not lose the list of files to clean.
         jsonio.save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
         jsonio.save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}, "state": state or {}})
+        journal_file(self.manifest).unlink(missing_ok=True)  # a render process's too: its files are listed now
         self.report.written.sort()
         return self.report
+
+
+def journal_file(manifest: Path) -> Path:
+    """Where the files a build created are named as it creates them, until its manifest lists them."""
+    return manifest.with_name(f"{manifest.stem}-created.txt")
 
 
 def keys_file(manifest: Path) -> Path:
@@ -87,6 +123,32 @@ def in_output(out_dir: Path):
 def previous_files(manifest: Path, out_dir: Path) -> list[str]:
     """What the last build wrote into this same output folder (nothing, for another folder)."""
     return [rel for rel in _record(manifest, out_dir).get("files", []) if isinstance(rel, str)]
+
+
+def journaled_files(manifest: Path, out_dir: Path) -> list[str]:
+    """The files named in the journal of this output folder: this build's new ones, and those
+    of builds stopped before it."""
+    try:
+        lines = journal_file(manifest).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    if not lines or lines[0] != str(Path(out_dir).resolve()):
+        return []
+    return [rel for rel in dict.fromkeys(lines[1:]) if _inside(rel)]
+
+
+def _open_journal(path: Path, out_dir: Path) -> TextIO:
+    """The journal, to append to; one begun for another output folder is begun again for this one."""
+    header = f"{Path(out_dir).resolve()}\n"
+    try:
+        with open(path, encoding="utf-8") as journal:
+            begun = journal.readline() == header
+    except OSError:
+        begun = False
+    if not begun:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(header, encoding="utf-8")
+    return open(path, "a", encoding="utf-8", buffering=1)
 
 
 def previous_keys(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict]:
@@ -114,10 +176,23 @@ def _safe(rel: str) -> str:
     return rel
 
 
+def _inside(rel: str) -> bool:
+    try:
+        return bool(_safe(rel))
+    except ValueError:  # an empty line, or one not ours
+        return False
+
+
+def _size(target: str) -> int | None:
+    """The size of the file at `target`; None when there is none."""
+    try:
+        return os.stat(target).st_size
+    except OSError:
+        return None
+
+
 def _same(target: str, data: bytes) -> bool:
     try:
-        if os.stat(target).st_size != len(data):
-            return False
         with open(target, "rb") as file:
             return file.read() == data
     except OSError:
@@ -134,11 +209,15 @@ def _write(target: str, data: bytes) -> None:
             return
     except FileExistsError:
         pass
-    folder, name = os.path.split(target)
-    temporary = os.path.join(folder, f".{name}.tmp")
+    temporary = _temporary(target)
     with open(temporary, "wb") as file:
         file.write(data)
     os.replace(temporary, target)
+
+
+def _temporary(path: str) -> str:
+    folder, name = os.path.split(path)
+    return f"{folder}/.{name}.tmp" if folder else f".{name}.tmp"
 
 
 def _prune(folder: Path, out_dir: Path) -> None:

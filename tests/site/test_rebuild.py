@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from tests.conftest import folder_hashes
 from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
 
@@ -56,8 +60,6 @@ def test_a_deleted_article_loses_its_output_and_nothing_else_is_touched(site):
 
 
 def test_another_output_folder_never_loses_files_to_an_old_manifest(site, tmp_path):
-    import dataclasses
-
     config, _ = site
     other = dataclasses.replace(config, out_dir=tmp_path / "elsewhere")
     (other.out_dir / "keep").mkdir(parents=True)
@@ -113,3 +115,62 @@ def test_compiled_templates_are_kept_until_their_source_changes(make_wiki, tmp_p
     (templates / "nav.html").write_text('<nav class="theirs">{{ site_name }}</nav>\n', encoding="utf-8")
     build_site(config)
     assert compiled == ["nav.html"] and '<nav class="theirs">' in read(config.out_dir, "beta/index.html")
+
+
+def _stopped(config, monkeypatch, after_puts: int | None = None, **options) -> None:
+    """Build `config` and stop it as Ctrl-C would: after `after_puts` files, else just before its manifest."""
+    from pipeline.site.writer import SiteWriter
+
+    put, puts = SiteWriter.put, []
+
+    def stopping_put(self, rel, data):
+        if after_puts is not None and len(puts) == after_puts:
+            raise KeyboardInterrupt
+        puts.append(rel)
+        put(self, rel, data)
+
+    def stopping_finish(self, *args):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SiteWriter, "put", stopping_put)
+        if after_puts is None:
+            patch.setattr(SiteWriter, "finish", stopping_finish)
+        with pytest.raises(KeyboardInterrupt):
+            build_site(config, **options)
+
+
+@pytest.mark.parametrize("after_puts", [None, 3])
+def test_a_build_stopped_while_writing_leaves_no_stale_page_once_its_edit_is_undone(site, monkeypatch, after_puts):
+    config, _ = site
+    before = folder_hashes(config.out_dir)
+    omega = SITE["alpha.md"].replace("title: Alpha", "title: Omega")
+    (config.content_dir / "alpha.md").write_text(omega, encoding="utf-8")
+    _stopped(config, monkeypatch, after_puts)  # Beta's backlinks, the Spanish page, the category show Omega
+    assert any("Omega" in read(config.out_dir, rel) for rel in before if rel.endswith(".html"))
+    (config.content_dir / "alpha.md").write_text(SITE["alpha.md"], encoding="utf-8")
+    build_site(config)
+    after = folder_hashes(config.out_dir)
+    assert not [rel for rel in after if rel.endswith(".html") and "Omega" in read(config.out_dir, rel)]
+    # Only what the undone edit leaves behind differs: Alpha's revisions (its history, the recent changes).
+    assert {rel for rel in after if after[rel] != before.get(rel)} <= {
+        "alpha/index.html", "alpha/history/index.html", "special/recent/index.html", "index.html"}  # fmt: skip
+
+
+def test_the_page_a_stopped_build_made_for_an_article_deleted_since_is_removed(site, monkeypatch):
+    config, _ = site
+    (config.content_dir / "gamma.md").write_text("---\ntitle: Gamma\n---\n\nNew.\n", encoding="utf-8")
+    _stopped(config, monkeypatch)
+    assert (config.out_dir / "gamma" / "index.html").is_file()
+    (config.content_dir / "gamma.md").unlink()
+    report = build_site(config)
+    assert "gamma/index.html" in report.site.removed and not (config.out_dir / "gamma").exists()
+
+
+def test_a_build_stopped_while_writing_leaves_the_search_index_to_be_made_again(site, monkeypatch):
+    from pipeline.site import search_pending
+
+    config, _ = site
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
+    _stopped(config, monkeypatch, search=True)
+    assert search_pending(dataclasses.replace(config, search=True))

@@ -40,22 +40,32 @@ def _replace(rel: str, old: str, new: str):
     return edit
 
 
+NEW_ARTICLE = "---\ntitle: Ring boundaries\n---\n\nSee [[about#how-it-is-built]] and [[three-ring-architecture]].\n"
+NEW_REDIRECT = "redirects:\n  - from: /rings\n    to: /architecture/ring-boundaries\n"
+
+
+def _both(*edits):
+    return lambda files: {rel: text for edit in edits for rel, text in edit(files).items()}
+
+
 # Each step: (what it changes, the files it writes: rel -> text, or None to delete).
 STEPS = [
     ("a body alone: its title and links as they were",
      _replace(THREE_RING, "can AI silently touch", "can an AI silently touch")),
     ("a body, with a red link, a new link and a mention",
      _append(THREE_RING, "\nSee [[ring-boundaries]], [[about#how-it-is-built]] and About PointSav knowledge.\n")),
-    ("a title others link to and mention", _replace(OVERVIEW, 'title: "PointSav — company', 'title: "PointSav, the company')),
-    ("a new article the red link was waiting for, linking to a heading",
-     lambda files: {NEW: "---\ntitle: Ring boundaries\n---\n\nSee [[about#how-it-is-built]] and [[three-ring-architecture]].\n"}),
+    ("a title others link to and mention",
+     _replace(OVERVIEW, 'title: "PointSav — company', 'title: "PointSav, the company')),
+    ("a new article the red link was waiting for, linking to a heading", lambda files: {NEW: NEW_ARTICLE}),
     ("a heading another article links to", _replace("about.md", "## How it is built", "## How it is made")),
     ("a category's name and a new redirect",
-     lambda files: {**_replace("categories.yaml", 'name: "How It\'s Built"', 'name: "How It Is Built"')(files),
-                    **_replace("redirects.yaml", "redirects:\n", "redirects:\n  - from: /rings\n    to: /architecture/ring-boundaries\n")(files)}),  # fmt: skip
-    ("frontmatter that no longer parses", _replace(OVERVIEW.replace(".md", ".es.md"), "\ntitle:", "\ntitle: [unclosed\nx:")),
-    ("a translation removed, its source left paired one way", lambda files: {THREE_RING.replace(".md", ".es.md"): None}),
-]
+     _both(_replace("categories.yaml", 'name: "How It\'s Built"', 'name: "How It Is Built"'),
+           _replace("redirects.yaml", "redirects:\n", NEW_REDIRECT))),
+    ("frontmatter that no longer parses",
+     _replace(OVERVIEW.replace(".md", ".es.md"), "\ntitle:", "\ntitle: [unclosed\nx:")),
+    ("a translation removed, its source left paired one way",
+     lambda files: {THREE_RING.replace(".md", ".es.md"): None}),
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.site.writer import SiteWriter
+from pipeline.site.writer import SiteWriter, journal_file, journaled_files, keys_file
 
 
 def test_writes_changed_files_only_and_removes_what_the_last_build_wrote_but_this_one_did_not(tmp_path):
@@ -19,7 +19,11 @@ def test_writes_changed_files_only_and_removes_what_the_last_build_wrote_but_thi
     report = second.finish()
     assert report.written == ["c/index.html"] and report.unchanged == 1
     assert report.removed == ["b/deep/index.html"] and not (out / "b").exists()
-    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["a/index.html", "c/index.html"]
+    assert _files(out) == ["a/index.html", "c/index.html"]
+
+
+def _files(out) -> list[str]:
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
 
 
 @pytest.mark.parametrize("rel", ["../escape.html", "a/../../escape.html", "/etc/passwd", ""])
@@ -27,3 +31,66 @@ def test_refuses_paths_that_leave_the_output_folder(tmp_path, rel):
     with pytest.raises(ValueError, match="outside the output folder"):
         SiteWriter(tmp_path / "site", tmp_path / "manifest.json").put(rel, b"x")
     assert not (tmp_path / "escape.html").exists()
+
+
+def test_the_first_write_drops_the_record_of_what_the_last_pages_were_made_of(tmp_path):
+    out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
+    first = SiteWriter(out, manifest)
+    first.put("a/index.html", b"one")
+    first.finish({"a/index.html": "key"}, {"shared": "s"})
+    assert keys_file(manifest).is_file()
+    calls = []
+    second = SiteWriter(out, manifest, before_writing=lambda: calls.append(1))
+    second.put("a/index.html", b"one")  # unchanged: nothing is written yet
+    assert keys_file(manifest).is_file() and calls == []
+    second.put("a/index.html", b"changed")
+    second.put("b/index.html", b"new")
+    assert not keys_file(manifest).exists() and calls == [1]  # once, before the first write
+
+
+def test_a_file_is_named_in_the_journal_before_it_is_made(tmp_path, monkeypatch):
+    from pipeline.site import writer
+
+    out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
+    seen = []
+    real = writer._write
+    journaling = lambda target, data: seen.append(journaled_files(manifest, out)) or real(target, data)  # noqa: E731
+    monkeypatch.setattr(writer, "_write", journaling)
+    first = SiteWriter(out, manifest)
+    first.put("a/index.html", b"one")
+    first.put("a/index.html", b"two")  # replaced through a temporary file, which is named too
+    assert seen == [["a/index.html"], ["a/index.html", "a/.index.html.tmp"]]
+    first.finish()
+    assert journaled_files(manifest, out) == [] and not journal_file(manifest).exists()
+
+
+def _stopped_build(out, manifest, files: dict[str, bytes]) -> None:
+    """Writes as a build does, then stops before `finish`: its manifest is never written."""
+    stopped = SiteWriter(out, manifest)
+    for rel, data in files.items():
+        stopped.put(rel, data)
+    stopped.journal.close()
+
+
+def test_files_a_stopped_build_made_are_removed_by_the_next_unless_it_makes_them_too(tmp_path):
+    out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
+    done = SiteWriter(out, manifest)
+    done.put("a/index.html", b"one")
+    done.finish()
+    _stopped_build(out, manifest, {"b/index.html": b"two", "c/index.html": b"three"})
+    _stopped_build(out, manifest, {"d/index.html": b"four"})  # a second one, before any build finished
+    report = SiteWriter(out, manifest)
+    report.put("a/index.html", b"one")
+    report.put("c/index.html", b"three")
+    assert report.finish().removed == ["b/index.html", "d/index.html"]
+    assert _files(out) == ["a/index.html", "c/index.html"]
+
+
+def test_a_stopped_build_into_another_folder_leaves_this_ones_files_alone(tmp_path):
+    out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
+    _stopped_build(tmp_path / "elsewhere", manifest, {"b/index.html": b"two"})
+    (out / "b").mkdir(parents=True)
+    (out / "b" / "index.html").write_bytes(b"mine")
+    writer = SiteWriter(out, manifest)
+    writer.put("a/index.html", b"one")
+    assert writer.finish().removed == [] and (out / "b" / "index.html").read_bytes() == b"mine"
