@@ -30,7 +30,7 @@ from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
 from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
 from pipeline.store import open_store, store_identity
-from pipeline.worker import WorkerReport, run_workers
+from pipeline.worker import WorkerReport, run_plan
 
 if TYPE_CHECKING:  # the search code loads with the page code, when a build renders
     from pipeline.site.search import BackgroundIndex
@@ -137,7 +137,7 @@ def process(
         # Small rounds are not worth the start-up of worker processes.
         count = workers if len(plan.created) > 200 else 1
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
-        report.work.add(run_workers(config, specs, count))
+        report.work.add(run_plan(conn, config, specs, count, set(plan.jobs.values())))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
         wiki.results.update(load_results(conn, plan, digests, lazy, known and known.outputs))

@@ -13,10 +13,13 @@ jobs between states. Every function takes `now` so tests control the clock.
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
+import socket
 import sqlite3
 from dataclasses import dataclass
+from typing import Container
 
 from pipeline import jsonio
 from pipeline.passes.base import SOME_DIAGNOSTIC
@@ -31,6 +34,7 @@ OLDEST_ELIGIBLE = """SELECT id FROM (SELECT id FROM processing_jobs WHERE status
         AND attempts < max_attempts AND next_retry_at <= :now ORDER BY id LIMIT :limit)
     ORDER BY id LIMIT :limit"""
 RECOVERED = "recovered stale processing job"
+RELEASED = "released by its worker, which stopped before finishing it"
 _RNG = random.Random()
 
 
@@ -167,15 +171,18 @@ def _fence_failed(conn: sqlite3.Connection, outcome: Outcome, now: float, backof
 
 
 def recover_stale(conn: sqlite3.Connection, *, now: float, stale_after: float | None = None) -> list[int]:
-    """Return `processing` jobs whose lease expired (or older than `stale_after`) to `pending`."""
-    if stale_after is None:
-        condition, params = "lease_expires_at < :now", {"now": now}
-    else:
-        condition, params = "started_at < :cutoff", {"cutoff": now - stale_after}
+    """Return to `pending` the `processing` jobs whose lease expired, or whose worker was a process of
+    this machine that has ended (a build stopped with Ctrl-C: its jobs need not wait out their lease).
+    With `stale_after`: those claimed longer ago than that, whatever their lease."""
     with write(conn):
-        stale = conn.execute(
-            f"SELECT id, claim_token FROM processing_jobs WHERE status = 'processing' AND {condition}", params
+        rows = conn.execute(
+            """SELECT id, claim_token, worker, started_at, lease_expires_at FROM processing_jobs
+               WHERE status = 'processing'"""
         ).fetchall()
+        if stale_after is None:
+            stale = [row for row in rows if row["lease_expires_at"] < now or _ended(row["worker"])]
+        else:
+            stale = [row for row in rows if row["started_at"] < now - stale_after]
         conn.executemany(
             """UPDATE processing_jobs SET status = 'pending', started_at = NULL, claim_token = NULL,
                    lease_expires_at = NULL, worker = NULL, last_error = ? WHERE id = ?""",
@@ -186,6 +193,56 @@ def recover_stale(conn: sqlite3.Connection, *, now: float, stale_after: float | 
             [(now, RECOVERED, row["claim_token"]) for row in stale],
         )
     return [row["id"] for row in stale]
+
+
+def release(conn: sqlite3.Connection, jobs: list[ClaimedJob], *, now: float) -> list[int]:
+    """Return to `pending` the jobs of `jobs` this claim still holds (its worker is stopping); return their ids.
+
+    Best effort: when the store fails too, the jobs wait for their lease to run out or for a process
+    to see that their worker has ended (`recover_stale`)."""
+    tokens = [job.claim_token for job in jobs]
+    try:
+        with write(conn):
+            released = conn.execute(
+                f"""UPDATE processing_jobs SET status = 'pending', started_at = NULL, claim_token = NULL,
+                        lease_expires_at = NULL, worker = NULL, last_error = ?
+                    WHERE status = 'processing' AND claim_token IN ({','.join('?' * len(tokens))}) RETURNING id""",
+                [RELEASED, *tokens],
+            ).fetchall()
+            conn.executemany(
+                """UPDATE job_attempts SET finished_at = ?, outcome = 'recovered', error = ?
+                   WHERE claim_token = ? AND outcome IS NULL""",
+                [(now, RELEASED, token) for token in tokens],
+            )
+    except sqlite3.Error:
+        return []
+    return [row[0] for row in released]
+
+
+def worker_name() -> str:
+    """This process as a worker: `host:pid`, so that another process of the host can tell when it ended."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _ended(worker: str | None) -> bool:
+    """Whether `worker` names a process of this host that no longer runs (not one of elsewhere, or unnamed)."""
+    host, _, pid = (worker or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit() or int(pid) <= 0:
+        return False
+    try:
+        os.kill(int(pid), 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except OSError:  # it runs, as another user
+        return False
+    return False
+
+
+def held_until(conn: sqlite3.Connection, ids: Container[int]) -> float | None:
+    """When the first lease on a job of `ids` that is still `processing` runs out (None: none is)."""
+    rows = conn.execute("SELECT id, lease_expires_at FROM processing_jobs WHERE status = 'processing'")
+    leases = [lease for job_id, lease in rows if job_id in ids]
+    return min(leases) if leases else None
 
 
 def retry(conn: sqlite3.Connection, ids: list[int] | None = None) -> list[int]:

@@ -4,17 +4,17 @@ One worker loops over batches: it claims jobs, reads each job's capture and
 inputs, runs the pass, checks the output against the pass's contract, and
 persists results and failures in one fenced transaction. Any exception or
 invalid output fails that job only. `run_workers` starts N processes that
-drain the same queue; SQLite's write lock and the claim tokens keep them apart.
+drain the same queue; SQLite's write lock and the claim tokens keep them apart;
+`run_plan` also waits for the jobs of a build another live process holds.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import socket
 import sqlite3
 import time
 from dataclasses import dataclass, field, replace
+from typing import Callable, Container
 
 from pipeline import jsonio
 from pipeline.capture import load_articles
@@ -22,7 +22,9 @@ from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.forks import ForkedError, fork_map
 from pipeline.passes.base import PassSpec, RetryableError
-from pipeline.queue import Backoff, ClaimedJob, Outcome, claim, finish, has_work, recover_stale
+from pipeline.queue import (
+    Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_until, recover_stale, release, worker_name,
+)  # fmt: skip
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event
 from pipeline.held import STORED
@@ -61,7 +63,7 @@ class Worker:
         self.conn = open_store(config.state_db)
         self.db = db_path(self.conn)
         self.specs = {(spec.name, spec.version): spec for spec in specs}
-        self.name = name or f"{socket.gethostname()}:{os.getpid()}"
+        self.name = name or worker_name()
         self.backoff = Backoff(config.jobs.backoff_base, config.jobs.backoff_cap)
         self.blobs: dict[str, object] = {}  # job_inputs are immutable: caching them is always safe (BLOBS_KEPT)
 
@@ -81,7 +83,11 @@ class Worker:
                 if once or not has_work(self.conn, clock()):
                     return report
                 continue
-            self.process_batch(jobs, report, clock)
+            try:
+                self.process_batch(jobs, report, clock)
+            except BaseException:  # stopped (Ctrl-C) or broken: its unfinished jobs are no longer its to do
+                release(self.conn, jobs, now=clock())
+                raise
             if once:
                 return report
 
@@ -192,6 +198,23 @@ def work(config: Config, specs: list[PassSpec], *, once: bool = False) -> Worker
         return worker.run(once=once)
     finally:
         worker.close()
+
+
+HELD_POLL = 0.2  # seconds between looks at the jobs another process holds
+
+
+def run_plan(
+    conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, jobs: Container[int], *,
+    wait: Callable[[float], None] = time.sleep,
+) -> WorkerReport:
+    """Run workers until every job of `jobs` has ended, here or in another live process that holds
+    some (a preview rebuilding the same wiki): those are waited for, until they are done or their
+    lease runs out and they are run here. A build never renders without a result a job still owes."""
+    total = run_workers(config, specs, workers)
+    while (until := held_until(conn, jobs)) is not None:
+        wait(min(HELD_POLL, max(0.0, until - time.time())))
+        total.add(run_workers(config, specs, 1))
+    return total
 
 
 def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bool = False) -> WorkerReport:

@@ -1,6 +1,8 @@
 """The job queue: claim, retry schedule, terminal limit, manual retry, stale recovery, fencing."""
 
+import os
 import random
+import socket
 import types
 
 import pytest
@@ -9,7 +11,7 @@ from pipeline.capture import capture_content, load_articles
 from pipeline.passes.base import Wiki
 from pipeline.passes.registry import spec_of
 from pipeline.plan import plan_round
-from pipeline.queue import Backoff, Outcome, claim, finish, job_state, recover_stale, retry
+from pipeline.queue import RELEASED, Backoff, Outcome, claim, finish, job_state, recover_stale, release, retry
 from pipeline.store import open_store
 
 NOOP = types.SimpleNamespace(
@@ -134,6 +136,32 @@ def test_stale_recovery(queue):
     assert row["last_error"] == "recovered stale processing job"
     attempt = conn.execute("SELECT outcome FROM job_attempts").fetchone()
     assert attempt["outcome"] == "recovered"
+
+
+NO_SUCH_PID = 2**22 + 1  # above any pid_max Linux allows: never a running process
+
+
+def test_a_job_whose_worker_was_a_process_of_this_host_that_ended_is_recovered_before_its_lease_runs_out(queue):
+    host = socket.gethostname()
+    conn = queue(3)
+    (ended,) = claim(conn, worker=f"{host}:{NO_SUCH_PID}", limit=1, lease_seconds=1000, now=0.0)
+    claim(conn, worker=f"{host}:{os.getpid()}", limit=1, lease_seconds=1000, now=0.0)  # this process: running
+    claim(conn, worker=f"elsewhere:{NO_SUCH_PID}", limit=1, lease_seconds=1000, now=0.0)  # another host's: unknown
+    assert recover_stale(conn, now=1.0) == [ended.id]
+    assert recover_stale(conn, now=1.0, stale_after=10) == []  # told how old is stale: only that counts
+
+
+def test_a_stopping_worker_releases_the_jobs_it_has_not_finished(queue):
+    conn = queue(3)
+    jobs = claim(conn, worker="w", limit=3, lease_seconds=1000, now=0.0)
+    finish(conn, [Outcome(jobs[0], output_json="{}")], now=1.0, backoff=BACKOFF)
+    assert release(conn, jobs, now=2.0) == [jobs[1].id, jobs[2].id]
+    assert [_row(conn, job.id)["status"] for job in jobs] == ["done", "pending", "pending"]
+    assert _row(conn, jobs[1].id)["last_error"] == RELEASED
+    outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM job_attempts ORDER BY id")]
+    assert outcomes == ["done", "recovered", "recovered"]
+    (again, *_) = claim(conn, worker="w", limit=3, lease_seconds=10, now=3.0)
+    assert again.id == jobs[1].id and again.attempt == 2
 
 
 def test_stale_after_overrides_the_lease(queue):

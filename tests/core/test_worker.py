@@ -2,6 +2,8 @@
 
 import json
 import textwrap
+import time
+import types
 
 import pytest
 
@@ -131,3 +133,81 @@ def test_a_worker_that_keeps_few_input_blobs_reads_the_rest_again(make_wiki, tmp
     report = build(tight, workers=1)
     assert report.process.failures == [] and report.process.diagnostics == expected
     assert report.process.work.done == len(report.process.created_jobs)
+
+
+def test_a_build_stopped_while_working_leaves_its_jobs_to_the_next_which_runs_them_at_once(make_wiki, monkeypatch):
+    from pipeline.worker import Worker
+
+    config = make_wiki({"a.md": "# A\n\nText.\n", "b.md": "# B\n\nSee [[a]].\n"})
+    process, calls = Worker.process, []
+
+    def stopping(self, job, article):
+        calls.append(job.id)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return process(self, job, article)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Worker, "process", stopping)
+        with pytest.raises(KeyboardInterrupt):
+            build(config, workers=1)
+    statuses = {row["status"] for row in _all_jobs(config)}
+    assert statuses == {"pending"}  # its batch went back: nothing waits for a lease on a dead worker
+    report = build(config, workers=1)
+    assert {row["status"] for row in _all_jobs(config)} == {"done"} and report.process.failures == []
+
+
+def _all_jobs(config):
+    return open_store(config.state_db).execute("SELECT * FROM processing_jobs").fetchall()
+
+
+HERE = {"here": 1, "diagnostics": []}
+THERE = '{"there": 1, "diagnostics": []}'
+
+
+@pytest.fixture
+def held(make_wiki):
+    """(config, specs, conn, held job, job ids): two noop jobs, the first claimed by a worker of another host."""
+    from pipeline.capture import capture_content, load_articles
+    from pipeline.passes.base import Wiki
+    from pipeline.passes.registry import spec_of
+    from pipeline.plan import plan_round
+    from pipeline.queue import claim
+
+    def make(lease_seconds):
+        config = make_wiki({"a.md": "one", "b.md": "two"})
+        conn = open_store(config.state_db)
+        articles = load_articles(conn, capture_content(conn, config).new)
+        contract = {"type": "object", "required": ["diagnostics"]}
+        noop = types.SimpleNamespace(NAME="noop", VERSION=1, CONTRACT=contract, run=lambda a, i: HERE)
+        specs = [spec_of(noop)]
+        plan = plan_round(conn, specs, articles, Wiki(options={}, articles=articles), max_attempts=3, now=0.0)
+        (job,) = claim(conn, worker="elsewhere:1", limit=1, lease_seconds=lease_seconds, now=time.time())
+        return config, specs, conn, job, set(plan.jobs.values())
+
+    return make
+
+
+def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
+    from pipeline.queue import Backoff, Outcome, finish
+    from pipeline.worker import run_plan
+
+    config, specs, conn, job, ids = held(lease_seconds=1000)
+    waits = []
+
+    def other_worker_finishes(seconds):  # instead of sleeping: the holder completes its job meanwhile
+        waits.append(seconds)
+        finish(conn, [Outcome(job, output_json=THERE)], now=time.time(), backoff=Backoff())
+
+    report = run_plan(conn, config, specs, 1, ids, wait=other_worker_finishes)
+    assert len(waits) == 1 and report.done == 1
+    outputs = [row[0] for row in conn.execute("SELECT output FROM processing_results ORDER BY job_id")]
+    assert [json.loads(output) for output in outputs] == [json.loads(THERE), HERE]
+
+
+def test_a_job_whose_holder_let_its_lease_run_out_is_run_by_the_build(held):
+    from pipeline.worker import run_plan
+
+    config, specs, conn, job, ids = held(lease_seconds=0)
+    report = run_plan(conn, config, specs, 1, ids, wait=lambda seconds: None)
+    assert report.done == 2 and {row["status"] for row in _all_jobs(config)} == {"done"}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from pipeline.build import build
+from pipeline.config import Config
 
 # Two pairs (en/es), categories, a red link, an alias, a redirect, references and a malicious title.
 SITE = {
@@ -45,3 +48,20 @@ def site(make_wiki):
     """The SITE wiki, built; returns (config, report)."""
     config = make_wiki(SITE)
     return config, build_site(config)
+
+
+def without_shortcuts(config: Config, root: Path) -> Config:
+    """`config` with a copy of its state below `root` where every cache a build keeps is dropped (plan
+    memos, kept indexes, page seeds, the last build, the manifest), and an empty output folder: built
+    with `reuse=False`, it gives what a build that takes no shortcut gives."""
+    shutil.copytree(config.state_dir, root / "state")
+    for cache in (root / "state").rglob("*"):
+        if cache.is_file() and cache.suffix == ".json" or cache.name == "templates-compiled":
+            shutil.rmtree(cache) if cache.is_dir() else cache.unlink()
+    (db,) = (root / "state").rglob("state.db")
+    conn = sqlite3.connect(db)
+    with conn:
+        for table in ("plan_memo", "plan_worlds", "kept_memos"):
+            conn.execute(f"DELETE FROM {table}")
+    conn.close()
+    return dataclasses.replace(config, state_dir=root / "state", out_dir=root / "site")

@@ -13,15 +13,14 @@ last build it made (`Warm`), so it also sees the store changed by another.
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
-import sqlite3
 
 import pytest
 
 from pipeline.build import Warm, build
 from pipeline.config import Config
 from tests.conftest import folder_hashes
+from tests.site.helpers import without_shortcuts
 
 THREE_RING = "architecture/three-ring-architecture.md"
 OVERVIEW = "architecture/pointsav-overview.md"
@@ -94,27 +93,12 @@ def test_every_incremental_build_gives_the_site_of_a_full_build(wiki, tmp_path):
                 path.write_text(text, encoding="utf-8")
                 files[rel] = text
         incremental = build(wiki, workers=1, site=True, warm=warm if number % 2 else None)
-        full_config = _without_shortcuts(wiki, tmp_path / f"full-{number}")
+        full_config = without_shortcuts(wiki, tmp_path / f"full-{number}")
         full = build(full_config, workers=1, site=True, reuse=False)
         assert full.process.created_jobs == [], f"after {change}: the incremental build missed jobs"
         assert _diagnostics(incremental) == _diagnostics(full), f"after {change}"
         assert folder_hashes(wiki.out_dir) == folder_hashes(full_config.out_dir), f"after {change}"
         assert len(incremental.site.written) < incremental.site.files  # it did take shortcuts
-
-
-def _without_shortcuts(config: Config, root) -> Config:
-    """A copy of the state of `config` with every cache a build keeps dropped, and an empty output folder."""
-    shutil.copytree(config.state_dir, root / "state")
-    for cache in (root / "state").rglob("*"):
-        if cache.is_file() and cache.suffix == ".json" or cache.name == "templates-compiled":
-            shutil.rmtree(cache) if cache.is_dir() else cache.unlink()
-    (db,) = (root / "state").rglob("state.db")
-    conn = sqlite3.connect(db)
-    with conn:
-        for table in ("plan_memo", "plan_worlds", "kept_memos"):
-            conn.execute(f"DELETE FROM {table}")
-    conn.close()
-    return dataclasses.replace(config, state_dir=root / "state", out_dir=root / "site")
 
 
 def _diagnostics(report) -> list:
