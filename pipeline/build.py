@@ -217,8 +217,8 @@ def build(
         count = worker_count(config, workers)
         captured, intact = capture_beside_site_check(conn, config, count, check=site and reuse)
         stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
-        last = load_last(config, kind) if reuse else None
-        if last and last.stamp == stamp and (not site or (intact and not search_pending(config))):
+        last = load_last(config, kind, stamp) if reuse else None
+        if last and (not site or (intact and not search_pending(config))):
             processed = ProcessReport(reused=last.jobs, diagnostics=last.diagnostics, skipped=True)
             rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
             return BuildReport(captured, processed, time.perf_counter() - started, rendered)

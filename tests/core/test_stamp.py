@@ -1,5 +1,8 @@
 """The build stamp: a build whose inputs did not change is skipped; any change makes it run."""
 
+import json
+
+from pipeline import stamp
 from pipeline.build import build
 from pipeline.capture import capture_content
 from pipeline.store import open_store
@@ -94,3 +97,36 @@ def test_a_longer_capture_log_runs_the_build(make_wiki):
     (config.content_dir / "b.md").write_text(original)
     restored = build(config, workers=1, site=True)
     assert not restored.process.skipped and "b/history/index.html" in restored.site.written
+
+
+def test_a_build_that_runs_never_reads_the_last_ones_diagnostics(make_wiki, monkeypatch):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited.\n")
+    read = []
+    real = stamp.Path.read_bytes
+    monkeypatch.setattr(stamp.Path, "read_bytes", lambda self: read.append(self.name) or real(self))
+    build(config, workers=1, site=True)
+    assert "last-build.json" in read and "last-build-diagnostics.json" not in read
+
+
+def test_diagnostics_kept_for_another_stamp_are_never_reported(make_wiki):
+    config = make_wiki(FILES, search=False)
+    first = build(config, workers=1, site=True)
+    kept = config.state_dir / "last-build-diagnostics.json"
+    record = json.loads(kept.read_text())
+    kept.write_text(json.dumps({**record, "stamp": "another build's"}))  # as if written by a build stopped since
+    again = build(config, workers=1, site=True)
+    assert not again.process.skipped and again.process.diagnostics == first.process.diagnostics
+    assert build(config, workers=1, site=True).process.skipped  # and the record is whole again
+
+
+def test_the_kept_diagnostics_load_back_as_they_were(tmp_path):
+    from pipeline.config import Config
+    from pipeline.diagnostics import Diagnostic
+
+    config = Config(state_dir=tmp_path)
+    diagnostics = [Diagnostic("a.md", 3, 7, "warning", "broken-link", "no page matches [[x]]")]
+    stamp.save_last(config, "build", stamp.LastBuild("s1", 4, diagnostics, {"pages": 2}))
+    assert stamp.load_last(config, "build", "s1") == stamp.LastBuild("s1", 4, diagnostics, {"pages": 2})
+    assert stamp.load_last(config, "build", "s2") is None and stamp.load_last(config, "check", "s1") is None
