@@ -137,7 +137,8 @@ def process(
         # Small rounds are not worth the start-up of worker processes.
         count = workers if len(plan.created) > 200 else 1
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
-        report.work.add(run_plan(conn, config, specs, count, set(plan.jobs.values())))
+        waiting = lambda held: progress.stage(f"waiting for {held} jobs another process holds")  # noqa: E731
+        report.work.add(run_plan(conn, config, specs, count, set(plan.jobs.values()), waiting=waiting))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
         wiki.results.update(load_results(conn, plan, digests, lazy, known and known.outputs))

@@ -238,11 +238,10 @@ def _ended(worker: str | None) -> bool:
     return False
 
 
-def held_until(conn: sqlite3.Connection, ids: Container[int]) -> float | None:
-    """When the first lease on a job of `ids` that is still `processing` runs out (None: none is)."""
+def held_leases(conn: sqlite3.Connection, ids: Container[int]) -> list[float]:
+    """When the lease on each job of `ids` that is still `processing` runs out."""
     rows = conn.execute("SELECT id, lease_expires_at FROM processing_jobs WHERE status = 'processing'")
-    leases = [lease for job_id, lease in rows if job_id in ids]
-    return min(leases) if leases else None
+    return [lease for job_id, lease in rows if job_id in ids]
 
 
 def retry(conn: sqlite3.Connection, ids: list[int] | None = None) -> list[int]:

@@ -23,7 +23,7 @@ from pipeline.errors import UserError
 from pipeline.forks import ForkedError, fork_map
 from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.queue import (
-    Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_until, recover_stale, release, worker_name,
+    Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
 )  # fmt: skip
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event
@@ -205,14 +205,19 @@ HELD_POLL = 0.2  # seconds between looks at the jobs another process holds
 
 def run_plan(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, jobs: Container[int], *,
-    wait: Callable[[float], None] = time.sleep,
+    waiting: Callable[[int], None] = lambda held: None, wait: Callable[[float], None] = time.sleep,
 ) -> WorkerReport:
     """Run workers until every job of `jobs` has ended, here or in another live process that holds
     some (a preview rebuilding the same wiki): those are waited for, until they are done or their
-    lease runs out and they are run here. A build never renders without a result a job still owes."""
+    lease runs out and they are run here. A build never renders without a result a job still owes.
+    `waiting` hears how many jobs it waits for, each time that number changes."""
     total = run_workers(config, specs, workers)
-    while (until := held_until(conn, jobs)) is not None:
-        wait(min(HELD_POLL, max(0.0, until - time.time())))
+    told = 0
+    while leases := held_leases(conn, jobs):
+        if len(leases) != told:
+            told = len(leases)
+            waiting(told)
+        wait(min(HELD_POLL, max(0.0, min(leases) - time.time())))
         total.add(run_workers(config, specs, 1))
     return total
 

@@ -199,8 +199,9 @@ def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
         waits.append(seconds)
         finish(conn, [Outcome(job, output_json=THERE)], now=time.time(), backoff=Backoff())
 
-    report = run_plan(conn, config, specs, 1, ids, wait=other_worker_finishes)
-    assert len(waits) == 1 and report.done == 1
+    told = []
+    report = run_plan(conn, config, specs, 1, ids, waiting=told.append, wait=other_worker_finishes)
+    assert len(waits) == 1 and told == [1] and report.done == 1
     outputs = [row[0] for row in conn.execute("SELECT output FROM processing_results ORDER BY job_id")]
     assert [json.loads(output) for output in outputs] == [json.loads(THERE), HERE]
 
