@@ -2,9 +2,9 @@
 
 A copy of the real wiki is built, then edited one kind of change at a
 time: after each edit, the build (plan memo, kept indexes, page seeds,
-site state, manifest: every shortcut) writes into the output folder of the
-builds before. The same state is then built again with every shortcut
-dropped (a copy of the store without plan memos or kept indexes, no seeds,
+site state, manifest: every shortcut), in two processes, writes into the
+output folder of the builds before. The same state is then built again, in
+one process, with every shortcut dropped (a copy of the store without plan memos or kept indexes, no seeds,
 no manifest, no last build) into an empty folder. The two folders must hold
 the same files with the same bytes, and the builds the same diagnostics.
 Every other step is built as the preview builds, with what it kept of the
@@ -92,7 +92,7 @@ def test_every_incremental_build_gives_the_site_of_a_full_build(wiki, tmp_path):
             else:
                 path.write_text(text, encoding="utf-8")
                 files[rel] = text
-        incremental = build(wiki, workers=1, site=True, warm=warm if number % 2 else None)
+        incremental = build(wiki, workers=2, site=True, warm=warm if number % 2 else None)
         full_config = without_shortcuts(wiki, tmp_path / f"full-{number}")
         full = build(full_config, workers=1, site=True, reuse=False)
         assert full.process.created_jobs == [], f"after {change}: the incremental build missed jobs"
