@@ -110,7 +110,10 @@ def plan_round(
             existing.update(_existing_jobs(conn, missing))
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
-        lent.save(conn, plan.jobs, cache)
+        saved = lent.save(conn, plan.jobs)
+    if cache is not None:  # only once they are in the store: a transaction rolled back names jobs that never were
+        for spec, world, entries, fresh in saved:
+            cache.remember(spec, world, entries, fresh=fresh)
     return plan
 
 
@@ -125,12 +128,17 @@ class _Lent:
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
 
-    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], cache: PlanCache | None) -> None:
+    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int]) -> list[tuple]:
+        """Record the memo entries this round made; return them as (spec, world, entries, fresh)."""
+        saved = []
         for spec in self.specs:
             world, fresh = self.worlds[spec.name]
             name, pairs = spec.name, zip(self.articles, self.owns[spec.name])
             new = [(a.capture_id, own) for a, own in pairs if fresh or (a.capture_id, name) not in self.jobs]
-            save_memo(conn, spec, world, [(cid, own, jobs[(cid, name)]) for cid, own in new], fresh=fresh, cache=cache)
+            entries = [(cid, own, jobs[(cid, name)]) for cid, own in new]
+            save_memo(conn, spec, world, entries, fresh=fresh)
+            saved.append((spec, world, entries, fresh))
+        return saved
 
 
 def _lend(

@@ -158,6 +158,15 @@ class PlanCache:
         world_held, memo = self.memos.get(key, ("", None))
         return memo if world_held == world else None
 
+    def remember(self, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool) -> None:
+        """Hold the entries `save_memo` stored (after their transaction committed), as it stored them."""
+        key = (spec.name, spec.version)
+        held = None if fresh else self.held(key, world)
+        if held is None:
+            held = {}
+            self.memos[key] = (world, held)
+        held.update((capture_id, (own, job)) for capture_id, own, job in entries)
+
 
 def load_memo(
     conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None
@@ -178,8 +187,7 @@ def load_memo(
 
 
 def save_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool,
-    cache: PlanCache | None = None,
+    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool
 ) -> None:
     """Record (capture id, own digest, job id) entries made in `world`; `fresh` drops those of another world."""
     key = (spec.name, spec.version)
@@ -187,12 +195,6 @@ def save_memo(
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
         conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
     conn.executemany("INSERT OR REPLACE INTO plan_memo VALUES (?, ?, ?, ?, ?)", [(*key, *entry) for entry in entries])
-    if cache is not None:
-        held = None if fresh else cache.held(key, world)
-        if held is None:
-            held = {}
-            cache.memos[key] = (world, held)
-        held.update((capture_id, (own, job)) for capture_id, own, job in entries)
 
 
 def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:

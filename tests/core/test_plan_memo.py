@@ -200,3 +200,26 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
     (config.content_dir / "p1.md").write_text("---\ntitle: Page 1\n---\nSee [[p2]].\n")
     build(config, workers=1)
     assert sorted(built) == ["_build", "_indexes", "build_index"]  # kept by other code: not trusted
+
+
+def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki, monkeypatch):
+    from pipeline import plan
+
+    config, warm = make_wiki(FILES, search=False), Warm()
+    build(config, workers=1, warm=warm)
+    (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", "Beta, edited."))
+    save = plan._Lent.save
+
+    def failing(self, *args):  # the memo is written, then the transaction fails (a full disk, Ctrl-C)
+        save(self, *args)
+        raise OSError("no space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(plan._Lent, "save", failing)
+        with pytest.raises(OSError):
+            build(config, workers=1, warm=warm)
+    (config.content_dir / "b.md").write_text(FILES["b.md"].replace("Beta text", "Beta's text"))
+    lent = build(config, workers=1, warm=warm)  # new jobs take the ids the rolled-back ones had
+    _forget_plans(config)
+    full = build(config, workers=1, reuse=False)
+    assert full.process.created_jobs == [] and _results(full) == _results(lent)
