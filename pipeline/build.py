@@ -126,6 +126,7 @@ def process(
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     paths = {article.capture_id: article.path for article in articles}
     used: set[int] = set()
+    waiting = lambda held: progress.stage(f"waiting for {held} jobs another process holds")  # noqa: E731
     for round_specs in rounds(specs):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
@@ -137,7 +138,6 @@ def process(
         # Small rounds are not worth the start-up of worker processes.
         count = workers if len(plan.created) > 200 else 1
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
-        waiting = lambda held: progress.stage(f"waiting for {held} jobs another process holds")  # noqa: E731
         report.work.add(run_plan(conn, config, specs, count, set(plan.jobs.values()), waiting=waiting))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}

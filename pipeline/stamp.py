@@ -76,11 +76,11 @@ def save_last(config: Config, kind: str, last: LastBuild | None) -> None:
         path.unlink(missing_ok=True)
         return
     # The diagnostics first: until the stamp is written, no build reads them.
-    rows = [astuple_of(d) for d in last.diagnostics]
+    rows = [_row(d) for d in last.diagnostics]
     jsonio.save(_diagnostics_path(config, kind), {"stamp": last.stamp, "rows": rows})
     jsonio.save(path, {"stamp": last.stamp, "jobs": last.jobs, "site": last.site})
 
 
-def astuple_of(diagnostic: Diagnostic) -> tuple:
-    """Its fields in order (`dataclasses.astuple` deep-copies each: ten times slower here)."""
+def _row(diagnostic: Diagnostic) -> tuple:
+    """Its fields in order (not `dataclasses.astuple`, which deep-copies every field)."""
     return (diagnostic.path, diagnostic.line, diagnostic.col, diagnostic.severity, diagnostic.code, diagnostic.message)

@@ -98,7 +98,7 @@ class SiteWriter:
         # Whole or not at all: a crash mid-write must not lose the list of files to clean.
         jsonio.save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
         jsonio.save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}, "state": state or {}})
-        journal_file(self.manifest).unlink(missing_ok=True)  # a render process's too: its files are listed now
+        journal_file(self.manifest).unlink(missing_ok=True)  # the render processes' lines too: all listed now
         self.report.written.sort()
         return self.report
 
