@@ -130,7 +130,7 @@ def journaled_files(manifest: Path, out_dir: Path) -> list[str]:
     of builds stopped before it."""
     try:
         lines = journal_file(manifest).read_text(encoding="utf-8").splitlines()
-    except OSError:
+    except (OSError, ValueError):  # missing, or not text (a damaged disk): nothing to go on
         return []
     if not lines or lines[0] != str(Path(out_dir).resolve()):
         return []
@@ -143,7 +143,7 @@ def _open_journal(path: Path, out_dir: Path) -> TextIO:
     try:
         with open(path, encoding="utf-8") as journal:
             begun = journal.readline() == header
-    except OSError:
+    except (OSError, ValueError):
         begun = False
     if not begun:
         path.parent.mkdir(parents=True, exist_ok=True)

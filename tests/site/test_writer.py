@@ -94,3 +94,12 @@ def test_a_stopped_build_into_another_folder_leaves_this_ones_files_alone(tmp_pa
     writer = SiteWriter(out, manifest)
     writer.put("a/index.html", b"one")
     assert writer.finish().removed == [] and (out / "b" / "index.html").read_bytes() == b"mine"
+
+
+def test_a_journal_that_is_not_text_is_begun_again(tmp_path):
+    out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
+    manifest.parent.mkdir()
+    journal_file(manifest).write_bytes(b"\xff\xfe\x00garbage")
+    writer = SiteWriter(out, manifest)
+    writer.put("a/index.html", b"one")
+    assert writer.finish().written == ["a/index.html"] and not journal_file(manifest).exists()
