@@ -1,14 +1,16 @@
 """A build stopped anywhere leaves a state the next build finishes into the site a full build gives.
 
 The tiny wiki is built, edited (a title others show, a body, a new
-article), and built again but stopped, as Ctrl-C would stop it, before or
-after one step of the build: capture, a round's plan, some jobs, a batch's
-commit, the results, the page seeds, some pages, the manifest, the record
-of the finished build. The title edit is
-then undone, so the next build's inputs are partly the last finished
-build's (where a stale record is taken for the truth), and the site it
-writes must be what a build of the same state with every shortcut dropped
-writes, with the same diagnostics, and no job may be left unfinished.
+article), and built again but stopped, before or after one step of the
+build: capture, a round's plan (and inside its transaction), some jobs, a
+batch's commit, the results, the page seeds, some pages, the manifest, the
+record of the finished build. The title edit is then undone, so the next
+build's inputs are partly the last finished build's (where a stale record
+is taken for the truth), and the site it writes must be what a build of the
+same state with every shortcut dropped writes, with the same diagnostics,
+and no job may be left unfinished. A command line is stopped by Ctrl-C; the
+preview, which keeps what it read from build to build (`Warm`), by an error
+it survives.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ import importlib
 
 import pytest
 
-from pipeline.build import build
+from pipeline.build import Warm, build
 from pipeline.store import open_store
 from tests.conftest import folder_hashes
-from tests.site.helpers import SITE, build_site, site, without_shortcuts  # noqa: F401 (the `site` fixture)
+from tests.site.helpers import SITE, site, without_shortcuts  # noqa: F401 (the `site` fixture)
 
 # (module, function or Class.method as the build calls it, the call at which it stops, before or after it)
 STOPS = [
     ("pipeline.build", "capture_content", 1, "after"),
     ("pipeline.build", "plan_round", 1, "after"),
+    ("pipeline.plan", "_Lent.save", 1, "after"),  # inside the plan's transaction, which is rolled back
     ("pipeline.build", "plan_round", 2, "after"),
     ("pipeline.worker", "Worker.process", 3, "after"),
     ("pipeline.worker", "finish", 1, "before"),
@@ -39,20 +42,25 @@ STOPS = [
 ]
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["command-line", "preview"])
 @pytest.mark.parametrize("module, name, call, when", STOPS, ids=[f"{w}-{n}-{c}" for _, n, c, w in STOPS])
-def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp_path, module, name, call, when):
+def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp_path, module, name, call, when, kept):
     config, _ = site
+    config = dataclasses.replace(config, search=False)
+    # The preview keeps what it read from build to build, and goes on when one fails (here: an error, not Ctrl-C).
+    warm, stop = (Warm(), OSError) if kept else (None, KeyboardInterrupt)
+    build(config, workers=1, site=True, warm=warm)
     alpha = config.content_dir / "alpha.md"
     alpha.write_text(SITE["alpha.md"].replace("title: Alpha", "title: Omega"), encoding="utf-8")
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
     (config.content_dir / "gamma.md").write_text("---\ntitle: Gamma\n---\n\nSee [[alpha]].\n", encoding="utf-8")
     with monkeypatch.context() as patch:
-        _stop(patch, module, name, call, when)
-        with pytest.raises(KeyboardInterrupt):
-            build_site(config)
+        _stop(patch, module, name, call, when, stop)
+        with pytest.raises(stop):
+            build(config, workers=1, site=True, warm=warm)
     alpha.write_text(SITE["alpha.md"], encoding="utf-8")
-    finished = build_site(config)
-    full_config = dataclasses.replace(without_shortcuts(config, tmp_path / "full"), search=False)  # as build_site
+    finished = build(config, workers=1, site=True, warm=warm)
+    full_config = without_shortcuts(config, tmp_path / "full")
     full = build(full_config, workers=1, site=True, reuse=False)
     assert full.process.created_jobs == [] and finished.process.failures == []
     statuses = {row[0] for row in open_store(config.state_db).execute("SELECT status FROM processing_jobs")}
@@ -61,8 +69,8 @@ def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp
     assert folder_hashes(config.out_dir) == folder_hashes(full_config.out_dir)
 
 
-def _stop(patch, module: str, name: str, call: int, when: str) -> None:
-    """Make the `call`-th call of `module.name` raise KeyboardInterrupt, `before` it runs or `after`."""
+def _stop(patch, module: str, name: str, call: int, when: str, stop: type[BaseException]) -> None:
+    """Make the `call`-th call of `module.name` raise `stop`, `before` it runs or `after`."""
     owner, _, attribute = name.rpartition(".")
     target = importlib.import_module(module)
     target = getattr(target, owner) if owner else target
@@ -71,10 +79,10 @@ def _stop(patch, module: str, name: str, call: int, when: str) -> None:
     def stopping(*args, **kwargs):
         calls.append(1)
         if when == "before" and len(calls) == call:
-            raise KeyboardInterrupt
+            raise stop("stopped here by the test")
         result = real(*args, **kwargs)
         if when == "after" and len(calls) == call:
-            raise KeyboardInterrupt
+            raise stop("stopped here by the test")
         return result
 
     patch.setattr(target, attribute, stopping)
