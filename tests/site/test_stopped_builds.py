@@ -1,16 +1,16 @@
 """A build stopped anywhere leaves a state the next build finishes into the site a full build gives.
 
-The tiny wiki is built, edited (a title others show, a body, a new
-article), and built again but stopped, before or after one step of the
-build: capture, a round's plan (and inside its transaction), some jobs, a
-batch's commit, the results, the page seeds, some pages, the manifest, the
-record of the finished build. The title edit is then undone, so the next
-build's inputs are partly the last finished build's (where a stale record
-is taken for the truth), and the site it writes must be what a build of the
-same state with every shortcut dropped writes, with the same diagnostics,
-and no job may be left unfinished. A command line is stopped by Ctrl-C; the
-preview, which keeps what it read from build to build (`Warm`), by an error
-it survives.
+The tiny wiki is built, edited (a title others show, a body, a new article),
+and built again but stopped, before or after one step of the build: capture
+(and inside its transaction), a round's plan (and inside its transaction),
+some jobs, a batch's edit events, a batch's commit, the results, the page
+seeds, some pages, the manifest, the record of the finished build. The title
+edit is then undone, so the next build's inputs are partly the last finished
+build's (where a stale record is taken for the truth), and the site it
+writes must be what a build of the same state with every shortcut dropped
+writes, with the same diagnostics, and no job may be left unfinished. A
+command line is stopped by Ctrl-C; the preview, which keeps what it read
+from build to build (`Warm`), by an error it survives.
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ from tests.site.helpers import SITE, site, without_shortcuts  # noqa: F401 (the 
 
 # (module, function or Class.method as the build calls it, the call at which it stops, before or after it)
 STOPS = [
+    ("pipeline.capture", "_file_capture", 2, "after"),  # inside capture's transaction
     ("pipeline.build", "capture_content", 1, "after"),
     ("pipeline.build", "plan_round", 1, "after"),
     ("pipeline.plan", "_Lent.save", 1, "after"),  # inside the plan's transaction, which is rolled back
     ("pipeline.build", "plan_round", 2, "after"),
     ("pipeline.worker", "Worker.process", 3, "after"),
+    ("pipeline.worker", "enqueue_all", 1, "after"),  # a batch's edit events sent, its jobs not yet done
     ("pipeline.worker", "finish", 1, "before"),
     ("pipeline.worker", "finish", 1, "after"),
     ("pipeline.build", "load_results", 2, "after"),
@@ -53,7 +55,8 @@ def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp
     alpha = config.content_dir / "alpha.md"
     alpha.write_text(SITE["alpha.md"].replace("title: Alpha", "title: Omega"), encoding="utf-8")
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
-    (config.content_dir / "gamma.md").write_text("---\ntitle: Gamma\n---\n\nSee [[alpha]].\n", encoding="utf-8")
+    gamma = "---\ntitle: Gamma\n---\n\nSee [[alpha]], and Beta.\n"  # Beta: a mention, an edit event
+    (config.content_dir / "gamma.md").write_text(gamma, encoding="utf-8")
     with monkeypatch.context() as patch:
         _stop(patch, module, name, call, when, stop)
         with pytest.raises(stop):
