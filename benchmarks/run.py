@@ -16,11 +16,14 @@ timing goals live here, not in tests.
 A tree an earlier run left in the work folder is deleted after this run's
 timing, not before (`set_aside`): on this machine's disk, making files just
 after deleting many is several times slower. Leave a few minutes between runs.
+Each pipeline's package folder and source digest are printed before timing
+and checked after: a run of an editable install edited meanwhile is void.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -57,6 +60,20 @@ class Tool:
     cwd: Path
     results: dict[str, Timing] = field(default_factory=dict)
     env: dict[str, str] | None = None
+    code: str | None = None  # a pipeline's: where its package is and the digest of its source (`code_of`)
+
+
+def code_of(env: dict[str, str] | None) -> str:
+    """`<package folder> <digest>` of the pipeline the environment imports: a run whose code changes while
+    it runs (an editable install being edited) times two versions, and is void."""
+    where = subprocess.run(
+        [sys.executable, "-c", "import pipeline, pathlib; print(pathlib.Path(pipeline.__file__).parent)"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    digest = hashlib.sha256()
+    for file in sorted(Path(where).rglob("*.py")):
+        digest.update(file.read_bytes())
+    return f"{where} {digest.hexdigest()[:12]}"
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[Timing, str]:
@@ -135,6 +152,8 @@ def tools_for(
         tools.append(pipeline_tool("baseline", root, root / "wiki-baseline", "-baseline", env))
     for tool in tools:
         warm_up(tool, root)
+        tool.code = code_of(tool.env)
+        print(f"{tool.name}: {tool.code}")
     if hugo and shutil.which("hugo"):
         hugo_tree(wiki, root / "hugo")
         tools.append(Tool("hugo", ["hugo", "--quiet", "-d", str(root / "hugo-out")], root / "hugo" / "content", root / "hugo"))
@@ -183,6 +202,9 @@ def run_size(
         for tool in tools:
             edit(tool, scenario, shape)
             tool.results[scenario], _ = timed(tool.command, tool.cwd, tool.env)
+    for tool in tools:
+        if tool.code is not None and code_of(tool.env) != tool.code:
+            print(f"WARNING: {tool.name}'s code changed during the run: its numbers are void")
     return tools
 
 

@@ -70,3 +70,11 @@ def test_preview_times_the_reload_and_the_search_index(tmp_path):
     assert (tmp_path / "site" / "pagefind" / "pagefind-ui.js").is_file()
     page = tmp_path / "site" / generate.path_of(7).removesuffix(".md") / "index.html"  # the edited article
     assert "Edit number 0." in page.read_text(encoding="utf-8")
+
+
+def test_a_run_names_the_code_it_times_and_says_when_it_changed(tmp_path, capsys, monkeypatch):
+    codes = iter(["/pkg aaaa", "/pkg bbbb"])  # the second look finds other code: edited during the run
+    monkeypatch.setattr(run, "code_of", lambda env: next(codes))
+    run.run_size(50, tmp_path, hugo=False, mkdocs=False)
+    out = capsys.readouterr().out
+    assert "pipeline: /pkg aaaa" in out and "WARNING: pipeline's code changed during the run" in out
