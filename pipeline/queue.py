@@ -59,6 +59,7 @@ class Outcome:
     job: ClaimedJob
     output_json: str | None = None  # without its lazy fields
     lazy_json: tuple[tuple[str, str], ...] = ()  # (field, JSON) of each lazy field, stored beside the output
+    diagnostics_json: str | None = None  # the output's diagnostics, when it has some, stored apart too
     contract_version: int = 1
     error: str | None = None
     error_kind: str = "permanent"  # or "retryable"
@@ -122,6 +123,10 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
         conn.executemany(
             "INSERT INTO result_digests (job_id, sha256, reports) VALUES (?, ?, ?)",
             [(o.job.id, output_digest(o.output_json), SOME_DIAGNOSTIC in o.output_json) for o in done],
+        )
+        conn.executemany(
+            "INSERT INTO result_diagnostics (job_id, diagnostics) VALUES (?, ?)",
+            [(o.job.id, o.diagnostics_json) for o in done if o.diagnostics_json],
         )
         conn.executemany(
             "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",

@@ -157,18 +157,23 @@ class StoredOutputs(Mapping):
         """The sha256 of the output's JSON, known without reading it."""
         return self.stored[capture_id].sha256
 
-    def reports(self) -> Iterator[tuple[int, dict]]:
-        """(capture id, output) of each result that may report a diagnostic (known without reading
-        any), read a chunk at a time and, unless read before, not kept: the diagnostics of a build
-        read outputs it may never use again (at 10k articles, 51 MB of the mentions pass's)."""
+    def diagnostics(self) -> Iterator[tuple[int, list]]:
+        """(capture id, diagnostics) of each result that may report one (known without reading any), a
+        chunk at a time: from the output when it was read before, else from `result_diagnostics`, else
+        (diagnostics nested deeper, an older version's JSON SQLite could not read) from the output."""
         found = [(capture_id, stored) for capture_id, stored in self.stored.items() if stored.reports]
-        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
         for start in range(0, len(found), REPORTS_READ_AT_ONCE):
             chunk = found[start : start + REPORTS_READ_AT_ONCE]
-            unread = [stored.job_id for _, stored in chunk if not stored.output]
-            texts = dict(rows_for_ids(reader(self.db), sql, unread))
+            asked = [stored.job_id for _, stored in chunk if not stored.output]
+            sql = "SELECT job_id, diagnostics FROM result_diagnostics WHERE job_id IN ({ids})"
+            kept = dict(rows_for_ids(reader(self.db), sql, asked))
+            sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
+            texts = dict(rows_for_ids(reader(self.db), sql, [job_id for job_id in asked if job_id not in kept]))
             for capture_id, stored in chunk:
-                yield capture_id, jsonio.loads(stored.output or texts[stored.job_id])
+                if stored.job_id in kept:
+                    yield capture_id, jsonio.loads(kept[stored.job_id])
+                else:
+                    yield capture_id, jsonio.loads(stored.output or texts[stored.job_id]).get("diagnostics", [])
 
     def mentioning(self, text: str) -> list[int]:
         """The capture ids whose output's JSON contains `text`, found without decoding any; their outputs

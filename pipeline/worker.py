@@ -129,10 +129,11 @@ class Worker:
             spec.validate(output)
             lazy_json = tuple((name, jsonio.dumps(output.pop(name))) for name in spec.lazy_fields if name in output)
             output_json = jsonio.dumps(output)
+            diagnostics_json = jsonio.dumps(output["diagnostics"]) if output.get("diagnostics") else None
         except (ValueError, TypeError) as exc:  # JsonSchemaValueException is a ValueError
             return Outcome(job, error=f"output breaks the {spec.name} contract: {exc}")
         return Outcome(job, output_json=output_json, lazy_json=lazy_json, contract_version=spec.contract_version,
-                       edit=output.get("edit"))  # fmt: skip
+                       diagnostics_json=diagnostics_json, edit=output.get("edit"))  # fmt: skip
 
     def send_edits(self, outcomes: list[Outcome], articles: dict) -> list[Outcome]:
         """Hand each proposed edit to the spool as an event, unless a completed job sent it already;

@@ -1,6 +1,7 @@
 """The build script: what it leaves behind in the process that ran it."""
 
 import gc
+import json
 import shutil
 
 from conftest import folder_hashes
@@ -129,3 +130,34 @@ def test_every_result_is_stored_with_its_digest_and_whether_it_reports(make_wiki
     conn.close()
     assert rows and all((sha, reports) == (output_digest(output), SOME_DIAGNOSTIC in output) for output, sha, reports in rows)
     assert any(reports for _, _, reports in rows) and not all(reports for _, _, reports in rows)
+
+
+def test_a_result_with_diagnostics_keeps_them_apart_and_a_build_lists_them_without_reading_outputs(make_wiki, monkeypatch):
+    config = make_wiki(WIKI, search=False)
+    first = build(config, workers=1)
+    conn = open_store(config.state_db)
+    rows = conn.execute(
+        "SELECT r.output, k.diagnostics FROM processing_results r LEFT JOIN result_diagnostics k USING (job_id)"
+    ).fetchall()
+    conn.close()
+    assert rows and all(json.loads(kept or "[]") == json.loads(output)["diagnostics"] for output, kept in rows)
+    assert any(kept for _, kept in rows)
+    import pipeline.build as build_module
+    from pipeline import results
+
+    (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited, see [[gone]].\n")
+    statements, collecting, rows_for_ids, collect = [], [], results.rows_for_ids, build_module.collect
+
+    def recording(conn, sql, ids, *args):
+        if collecting and ids:
+            statements.append(sql)
+        return rows_for_ids(conn, sql, ids, *args)
+
+    monkeypatch.setattr(results, "rows_for_ids", recording)
+    monkeypatch.setattr(build_module, "collect", lambda *a: collecting.append(1) or collect(*a))
+    again = build(config, workers=1)
+    assert any("FROM result_diagnostics" in sql for sql in statements)  # the diagnostics, listed from their rows
+    assert not [sql for sql in statements if "output FROM processing_results" in sql]
+    assert [d.message for d in again.process.diagnostics if d.path == "b.md"] == ["no page matches [[gone]]"]
+    assert [d for d in again.process.diagnostics if d.path != "b.md"] == [
+        d for d in first.process.diagnostics if d.path != "b.md"]  # fmt: skip

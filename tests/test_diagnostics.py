@@ -50,3 +50,19 @@ def test_collect_finds_every_diagnostic_of_stored_outputs_and_reads_only_those_t
     outputs.add(4, Stored(14, "sha", False))  # reports nothing: not held, and reading it would fail
     wiki = Wiki(options={}, articles=articles, results={"p": outputs, "q": {3: {"diagnostics": [warning]}}})
     assert [(d.path, d.line) for d in collect(wiki)] == [("a.md", 2), ("b.md", 5), ("c.md", 2)]
+
+
+def test_diagnostics_are_listed_in_the_order_of_their_fields():
+    import random
+
+    from pipeline.diagnostics import collect
+    from pipeline.inline import articles_from
+    from pipeline.passes.base import Wiki
+
+    articles = articles_from({"a.md": "A", "b.md": "B"})
+    rng = random.Random(4)
+    made = [{"line": rng.randint(1, 3), "col": rng.randint(1, 3), "severity": rng.choice(["info", "warning"]),
+             "code": rng.choice(["x", "y"]), "message": rng.choice(["m", "n", "o"])} for _ in range(200)]  # fmt: skip
+    results = {"p": {1: {"diagnostics": made[:100]}, 2: {"diagnostics": made[100:]}}}
+    listed = collect(Wiki(options={}, articles=articles, results=results))
+    assert listed == sorted(listed) and len(listed) == len(set(listed)) > 50  # the dataclass's own order

@@ -124,11 +124,14 @@ class Wiki:
         self._memo.clear()
 
 
-def reports(outputs: Mapping[int, dict]) -> Iterable[tuple[int, dict]]:
-    """(capture id, output) of the `outputs` that may report a diagnostic (stored results know it
-    without being read: see `SOME_DIAGNOSTIC`); all of them for outputs held as plain data."""
-    find = getattr(outputs, "reports", None)
-    return find() if find is not None else outputs.items()
+def diagnostics_of(outputs: Mapping[int, dict]) -> Iterable[tuple[int, list]]:
+    """(capture id, diagnostics) of the `outputs` that may report one (stored results know it without
+    being read, and keep their diagnostics apart: see `SOME_DIAGNOSTIC`); of all of them for outputs
+    held as plain data."""
+    find = getattr(outputs, "diagnostics", None)
+    if find is not None:
+        return find()
+    return ((capture_id, output.get("diagnostics", [])) for capture_id, output in outputs.items())
 
 
 def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:

@@ -1,5 +1,6 @@
 """The store: pragmas, migrations, immutability triggers, durability across reopen."""
 
+import json
 import sqlite3
 
 import pytest
@@ -41,6 +42,7 @@ def _seed(conn):
     )
     conn.execute("INSERT INTO result_fields (job_id, field, value) VALUES (1, 'html', '\"<p>\"')")
     conn.execute("INSERT INTO result_digests (job_id, sha256, reports) VALUES (1, 'x', 0)")
+    conn.execute("INSERT INTO result_diagnostics (job_id, diagnostics) VALUES (1, '[{}]')")
 
 
 @pytest.mark.parametrize(
@@ -54,6 +56,8 @@ def _seed(conn):
         "DELETE FROM result_fields",
         "UPDATE result_digests SET reports = 1",
         "DELETE FROM result_digests",
+        "UPDATE result_diagnostics SET diagnostics = '[]'",
+        "DELETE FROM result_diagnostics",
     ],
 )
 def test_triggers_reject_update_and_delete(tmp_path, statement):
@@ -109,18 +113,16 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 
 
-def test_the_v7_migration_digests_every_result_already_stored(tmp_path):
-    from pipeline.passes.base import SOME_DIAGNOSTIC
+def _v6_store_with(path, outputs: list[str]):
+    """A store at schema v6 holding one result per output (job i + 1 for the i-th); migrations run when opened."""
     from pipeline.schema import MIGRATIONS
-    from pipeline.store import _statements, output_digest
+    from pipeline.store import _statements
 
-    path = tmp_path / "state.db"
     raw = sqlite3.connect(path)
-    for script in MIGRATIONS[:6]:
+    for script in MIGRATIONS[:6]:  # v7's digests need the function open_store registers: it migrates from here
         for statement in _statements(script):
             raw.execute(statement)
     raw.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
-    outputs = ['{"diagnostics":[]}', '{"x":"é","diagnostics":[{"code":"w"}]}']
     for job, output in enumerate(outputs, start=1):
         raw.execute("""INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
                        created_at) VALUES (1, 'p', 1, ?, 3, 0)""", (str(job),))  # fmt: skip
@@ -129,8 +131,29 @@ def test_the_v7_migration_digests_every_result_already_stored(tmp_path):
     raw.execute("PRAGMA user_version = 6")
     raw.commit()
     raw.close()
-    conn = open_store(path)
+
+
+def test_the_v7_migration_digests_every_result_already_stored(tmp_path):
+    from pipeline.passes.base import SOME_DIAGNOSTIC
+    from pipeline.store import output_digest
+
+    outputs = ['{"diagnostics":[]}', '{"x":"é","diagnostics":[{"code":"w"}]}']
+    _v6_store_with(tmp_path / "state.db", outputs)
+    conn = open_store(tmp_path / "state.db")
     rows = conn.execute("SELECT job_id, sha256, reports FROM result_digests ORDER BY job_id").fetchall()
     assert [tuple(row) for row in rows] == [
         (job, output_digest(output), int(SOME_DIAGNOSTIC in output)) for job, output in enumerate(outputs, start=1)
     ]
+
+
+def test_the_v11_migration_keeps_apart_the_diagnostics_of_every_result_already_stored(tmp_path):
+    outputs = [
+        '{"diagnostics":[]}',  # reports none
+        '{"x":"é","diagnostics":[{"code":"w","line":2}]}',  # reports one
+        '{"x":{"diagnostics":[{"code":"n"}]},"diagnostics":[]}',  # the text nested: reports none
+        '{"v":NaN,"diagnostics":[{"code":"old"}]}',  # an older version's JSON SQLite cannot read: left to the output
+    ]
+    _v6_store_with(tmp_path / "state.db", outputs)
+    conn = open_store(tmp_path / "state.db")
+    rows = conn.execute("SELECT job_id, diagnostics FROM result_diagnostics").fetchall()
+    assert [(row[0], json.loads(row[1])) for row in rows] == [(2, [{"code": "w", "line": 2}])]
