@@ -5,12 +5,13 @@ a file it lists that this build does not produce is removed (the output of
 a deleted article), and nothing else in the output folder is ever touched.
 
 A build may be stopped while it writes (Ctrl-C, a killed process): what it
-leaves must never be taken for a finished build's output. So before its
-first write, the record of what the last pages were made of (the keys file)
-is dropped: the next build digests and compares every page again. And each
-file a build creates is named in a journal beside the manifest before it is
-made: the next build counts those files as the last build's, so the page of
-an article deleted since does not stay in the folder for good.
+leaves must never be taken for a finished build's output. So each file a
+build writes is named in a journal beside the manifest before it is
+written, until the manifest lists it. The next build takes the journal's
+files for the last build's too (so the page of an article deleted since does
+not stay in the folder for good, nor a temporary file), and their keys for
+unknown: it renders those pages again, and, since what the site is made of
+is no longer what the last state says, it plans and digests every page.
 """
 
 from __future__ import annotations
@@ -57,8 +58,7 @@ class SiteWriter:
         changed = data is not None and not (size == len(data) and _same(target, data))
         if changed:
             self._start_writing()
-            # A new file is named before it is made; a replaced one's temporary file too (see `_write`).
-            self._journal(rel if size is None else _temporary(rel))
+            self._journal(rel)
             folder = os.path.dirname(target)
             if folder not in self.folders:
                 os.makedirs(folder, exist_ok=True)
@@ -67,9 +67,8 @@ class SiteWriter:
         self.record(rel, changed)
 
     def _start_writing(self) -> None:
-        if not self.writing:  # each forked render process too: the steps are idempotent
+        if not self.writing:  # each forked render process too
             self.writing = True
-            keys_file(self.manifest).unlink(missing_ok=True)
             self.before_writing()
 
     def _journal(self, rel: str) -> None:
@@ -85,7 +84,9 @@ class SiteWriter:
 
     def finish(self, keys: dict | None = None, state: dict | None = None) -> WriteReport:
         self.journal.close()
-        made = set(previous_files(self.manifest, self.out_dir)) | set(journaled_files(self.manifest, self.out_dir))
+        journaled = journaled_files(self.manifest, self.out_dir)
+        # A stopped build's files, and the temporary files of those it was replacing (see `_write`).
+        made = {*previous_files(self.manifest, self.out_dir), *journaled, *map(_temporary, journaled)}
         for rel in sorted(made - set(self.files)):
             target = self.out_dir / _safe(rel)
             if target.is_file():
@@ -104,8 +105,8 @@ class SiteWriter:
 
 
 def journal_file(manifest: Path) -> Path:
-    """Where the files a build created are named as it creates them, until its manifest lists them."""
-    return manifest.with_name(f"{manifest.stem}-created.txt")
+    """Where the files a build writes are named as it writes them, until its manifest lists them."""
+    return manifest.with_name(f"{manifest.stem}-written.txt")
 
 
 def keys_file(manifest: Path) -> Path:
@@ -126,8 +127,8 @@ def previous_files(manifest: Path, out_dir: Path) -> list[str]:
 
 
 def journaled_files(manifest: Path, out_dir: Path) -> list[str]:
-    """The files named in the journal of this output folder: this build's new ones, and those
-    of builds stopped before it."""
+    """The files named in the journal of this output folder: those this build wrote, and those
+    builds stopped before it wrote."""
     try:
         lines = journal_file(manifest).read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError):  # missing, or not text (a damaged disk): nothing to go on
@@ -152,10 +153,17 @@ def _open_journal(path: Path, out_dir: Path) -> TextIO:
 
 
 def previous_keys(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict]:
-    """Page file -> digest of what the last build rendered it from; and the state it recorded with them."""
+    """Page file -> digest of what the last build rendered it from; and the state it recorded with them.
+
+    Not the keys of the pages a build stopped since wrote (they may hold anything), nor the state
+    (what the site is made of is no longer known): call it before this build's writer opens the journal."""
     record = _record(keys_file(manifest), out_dir)
     keys, state = record.get("keys", {}), record.get("state", {})
-    return keys if isinstance(keys, dict) else {}, state if isinstance(state, dict) else {}
+    keys, state = (keys if isinstance(keys, dict) else {}), (state if isinstance(state, dict) else {})
+    touched = set(journaled_files(manifest, out_dir))
+    if touched:
+        keys, state = {rel: key for rel, key in keys.items() if rel not in touched}, {}
+    return keys, state
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:

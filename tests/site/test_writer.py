@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.site.writer import SiteWriter, journal_file, journaled_files, keys_file
+from pipeline.site.writer import SiteWriter, journal_file, journaled_files, previous_keys
 
 
 def test_writes_changed_files_only_and_removes_what_the_last_build_wrote_but_this_one_did_not(tmp_path):
@@ -33,22 +33,25 @@ def test_refuses_paths_that_leave_the_output_folder(tmp_path, rel):
     assert not (tmp_path / "escape.html").exists()
 
 
-def test_the_first_write_drops_the_record_of_what_the_last_pages_were_made_of(tmp_path):
+def test_the_pages_a_stopped_build_wrote_lose_their_keys_and_the_state_is_not_used(tmp_path):
     out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
     first = SiteWriter(out, manifest)
     first.put("a/index.html", b"one")
-    first.finish({"a/index.html": "key"}, {"shared": "s"})
-    assert keys_file(manifest).is_file()
+    first.put("b/index.html", b"two")
+    first.finish({"a/index.html": "ka", "b/index.html": "kb"}, {"shared": "s"})
+    assert previous_keys(manifest, out) == ({"a/index.html": "ka", "b/index.html": "kb"}, {"shared": "s"})
     calls = []
-    second = SiteWriter(out, manifest, before_writing=lambda: calls.append(1))
-    second.put("a/index.html", b"one")  # unchanged: nothing is written yet
-    assert keys_file(manifest).is_file() and calls == []
-    second.put("a/index.html", b"changed")
-    second.put("b/index.html", b"new")
-    assert not keys_file(manifest).exists() and calls == [1]  # once, before the first write
+    stopped = SiteWriter(out, manifest, before_writing=lambda: calls.append(1))
+    stopped.put("b/index.html", b"two")  # unchanged: nothing is written yet
+    assert calls == [] and previous_keys(manifest, out)[0]["b/index.html"] == "kb"
+    stopped.put("a/index.html", b"changed")
+    stopped.put("c/index.html", b"new")
+    stopped.journal.close()  # stopped: never finished
+    assert calls == [1]  # once, before the first write
+    assert previous_keys(manifest, out) == ({"b/index.html": "kb"}, {})
 
 
-def test_a_file_is_named_in_the_journal_before_it_is_made(tmp_path, monkeypatch):
+def test_a_file_is_named_in_the_journal_before_it_is_written(tmp_path, monkeypatch):
     from pipeline.site import writer
 
     out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
@@ -58,10 +61,25 @@ def test_a_file_is_named_in_the_journal_before_it_is_made(tmp_path, monkeypatch)
     monkeypatch.setattr(writer, "_write", journaling)
     first = SiteWriter(out, manifest)
     first.put("a/index.html", b"one")
-    first.put("a/index.html", b"two")  # replaced through a temporary file, which is named too
-    assert seen == [["a/index.html"], ["a/index.html", "a/.index.html.tmp"]]
+    first.put("b/index.html", b"two")
+    first.put("a/index.html", b"three")  # replaced: named again
+    assert seen == [["a/index.html"], ["a/index.html", "b/index.html"], ["a/index.html", "b/index.html"]]
     first.finish()
     assert journaled_files(manifest, out) == [] and not journal_file(manifest).exists()
+
+
+def test_the_temporary_file_of_a_page_a_stopped_build_was_replacing_is_removed(tmp_path):
+    out, manifest = tmp_path / "site", tmp_path / "state" / "manifest.json"
+    done = SiteWriter(out, manifest)
+    done.put("a/index.html", b"one")
+    done.finish()
+    stopped = SiteWriter(out, manifest)
+    stopped.put("a/index.html", b"two")
+    stopped.journal.close()
+    (out / "a" / ".index.html.tmp").write_bytes(b"tw")  # as if stopped between writing it and the rename
+    writer = SiteWriter(out, manifest)
+    writer.put("a/index.html", b"two")
+    assert writer.finish().removed == ["a/.index.html.tmp"] and _files(out) == ["a/index.html"]
 
 
 def _stopped_build(out, manifest, files: dict[str, bytes]) -> None:
