@@ -138,11 +138,11 @@ def process(
         # Small rounds are not worth the start-up of worker processes.
         count = workers if len(plan.created) > 200 else 1
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
-        report.work.add(run_plan(conn, config, specs, count, set(plan.jobs.values()), waiting=waiting))
+        used.update(plan.jobs.values())  # the build's jobs so far: the earlier rounds' have all ended
+        report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
         wiki.results.update(load_results(conn, plan, digests, lazy, known and known.outputs))
-        used.update(plan.jobs.values())
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     report.diagnostics = collect(wiki, report.problems, report.failures)

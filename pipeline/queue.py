@@ -188,15 +188,7 @@ def recover_stale(conn: sqlite3.Connection, *, now: float, stale_after: float | 
             stale = [row for row in rows if row["lease_expires_at"] < now or _ended(row["worker"])]
         else:
             stale = [row for row in rows if row["started_at"] < now - stale_after]
-        conn.executemany(
-            """UPDATE processing_jobs SET status = 'pending', started_at = NULL, claim_token = NULL,
-                   lease_expires_at = NULL, worker = NULL, last_error = ? WHERE id = ?""",
-            [(RECOVERED, row["id"]) for row in stale],
-        )
-        conn.executemany(
-            "UPDATE job_attempts SET finished_at = ?, outcome = 'recovered', error = ? WHERE claim_token = ?",
-            [(now, RECOVERED, row["claim_token"]) for row in stale],
-        )
+        _back_to_pending(conn, [(row["id"], row["claim_token"]) for row in stale], RECOVERED, now)
     return [row["id"] for row in stale]
 
 
@@ -208,20 +200,28 @@ def release(conn: sqlite3.Connection, jobs: list[ClaimedJob], *, now: float) -> 
     tokens = [job.claim_token for job in jobs]
     try:
         with write(conn):
-            released = conn.execute(
-                f"""UPDATE processing_jobs SET status = 'pending', started_at = NULL, claim_token = NULL,
-                        lease_expires_at = NULL, worker = NULL, last_error = ?
-                    WHERE status = 'processing' AND claim_token IN ({','.join('?' * len(tokens))}) RETURNING id""",
-                [RELEASED, *tokens],
+            held = conn.execute(
+                f"""SELECT id, claim_token FROM processing_jobs
+                    WHERE status = 'processing' AND claim_token IN ({','.join('?' * len(tokens))}) ORDER BY id""",
+                tokens,
             ).fetchall()
-            conn.executemany(
-                """UPDATE job_attempts SET finished_at = ?, outcome = 'recovered', error = ?
-                   WHERE claim_token = ? AND outcome IS NULL""",
-                [(now, RELEASED, token) for token in tokens],
-            )
+            _back_to_pending(conn, [tuple(row) for row in held], RELEASED, now)
     except sqlite3.Error:
         return []
-    return [row[0] for row in released]
+    return [row[0] for row in held]
+
+
+def _back_to_pending(conn: sqlite3.Connection, claims: list[tuple[int, str]], reason: str, now: float) -> None:
+    """Put the claimed jobs (id, claim token) back to `pending`, each attempt ended `recovered` for `reason`."""
+    conn.executemany(
+        """UPDATE processing_jobs SET status = 'pending', started_at = NULL, claim_token = NULL,
+               lease_expires_at = NULL, worker = NULL, last_error = ? WHERE id = ?""",
+        [(reason, job_id) for job_id, _ in claims],
+    )
+    conn.executemany(
+        "UPDATE job_attempts SET finished_at = ?, outcome = 'recovered', error = ? WHERE claim_token = ?",
+        [(now, reason, token) for _, token in claims],
+    )
 
 
 def worker_name() -> str:

@@ -49,7 +49,7 @@ class SiteWriter:
         self.folders: set[str] = set()  # made already: one mkdir per folder, not per file
         self.writing = False
         # Opened here, before any render process is forked: each appends to it, a line at a time.
-        self.journal = _open_journal(journal_file(manifest), self.out_dir)
+        self.journal = _open_journal(manifest, self.out_dir)
 
     def put(self, rel: str, data: bytes | None) -> None:
         # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
@@ -138,17 +138,13 @@ def journaled_files(manifest: Path, out_dir: Path) -> list[str]:
     return [rel for rel in dict.fromkeys(lines[1:]) if _inside(rel)]
 
 
-def _open_journal(path: Path, out_dir: Path) -> TextIO:
-    """The journal, to append to; one begun for another output folder is begun again for this one."""
-    header = f"{Path(out_dir).resolve()}\n"
-    try:
-        with open(path, encoding="utf-8") as journal:
-            begun = journal.readline() == header
-    except (OSError, ValueError):
-        begun = False
-    if not begun:
+def _open_journal(manifest: Path, out_dir: Path) -> TextIO:
+    """The journal, to append to; begun again (its first line the output folder) when it names
+    no file of this folder: missing, empty, another folder's, or damaged."""
+    path = journal_file(manifest)
+    if not journaled_files(manifest, out_dir):
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(header, encoding="utf-8")
+        path.write_text(f"{Path(out_dir).resolve()}\n", encoding="utf-8")
     return open(path, "a", encoding="utf-8", buffering=1)
 
 
