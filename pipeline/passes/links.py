@@ -22,10 +22,14 @@ the parse: a wiki with it set parses once more for the HTML).
 Output: `links`; `html` (with holes), `slots` (what each hole stands for:
 a link's target, fragment, place and label HTML, a Markdown link's
 destination, or an embed), `definitions` (the `[id, text, url]` of each
-reference appended as a footnote) and `prose` (the body's running text as
+reference appended as a footnote), `prose` (the body's running text as
 `[line, start, end]` pieces, `passes/prose.py`, for the mentions pass: found
 from this parse, so that pass parses nothing; a body with `<` in it is
-parsed again for them with raw HTML seen, unless `raw_html` is set).
+parsed again for them with raw HTML seen, unless `raw_html` is set) and
+`words` (every folded word of that prose, space-separated: the mentions
+pass's select keeps of a title index only the names the prose could hold,
+so a new title re-runs the mentions jobs of the articles whose prose has
+its words, not of every article).
 """
 
 from __future__ import annotations
@@ -39,12 +43,13 @@ from pipeline.markdown.slots import render_slotted
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes import citations
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki
+from pipeline.passes.names import words_read
 from pipeline.passes.prose import block_tokens, pieces_of
 from pipeline.passes.prose import parser as prose_parser
 
 NAME = "links"
-VERSION = 5
-CONTRACT_VERSION = 2
+VERSION = 6
+CONTRACT_VERSION = 3
 LINK_SCHEMA = {
     "type": "object",
     "required": ["target", "fragment", "label", "embed", "line", "col", "raw"],
@@ -61,13 +66,14 @@ LINK_SCHEMA = {
 }
 CONTRACT = {
     "type": "object",
-    "required": ["links", "html", "slots", "definitions", "prose", "diagnostics"],
+    "required": ["links", "html", "slots", "definitions", "prose", "words", "diagnostics"],
     "properties": {
         "links": {"type": "array", "items": LINK_SCHEMA},
         "html": {"type": "string"},
         "slots": {"type": "array", "items": {"type": "object"}},
         "definitions": {"type": "array", "items": {"type": "array", "minItems": 3, "maxItems": 3}},
         "prose": {"type": "array", "items": {"type": "array", "minItems": 3, "maxItems": 3}},
+        "words": {"type": "string"},
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
@@ -93,8 +99,10 @@ def run(article: Article, inputs: dict) -> dict:
     # The parse at hand saw raw HTML as prose needs it when it was set, or when there is none.
     seen = (tokens, env) if raw_html or "<" not in body else _html_seen(body, appended)
     prose = _prose_of(body, *seen)
+    lines = body.split("\n")
+    words = " ".join(sorted(words_read(lines[line][start:end] for line, start, end in prose)))
     return {"links": links, "html": html, "slots": slots, "definitions": keys(appended), "prose": prose,
-            "diagnostics": []}  # fmt: skip
+            "words": words, "diagnostics": []}  # fmt: skip
 
 
 def _prose_of(body: str, tokens: list, env: dict) -> list[list[int]]:

@@ -10,10 +10,15 @@ info) and a replacement in the `edit` diff. The source never changes: in
 `apply` mode (option `autolink`) the renderer links the mentions with
 `apply_suggestions`.
 
-The job reads the title and alias index of its language (`select`), built
-once per plan, and where the body's prose is, which the links pass found
-from its parse (so this pass parses nothing); the matcher for an index
-(`names.py`) is built once per process.
+The job reads the names of its language that its prose could hold
+(`select`: the entries of the language's title and alias index, built once
+per plan, with a name whose every word is among the prose's words, which
+the links pass noted), and where the body's prose is, which the links pass
+found from its parse (so this pass parses nothing). A name that cannot
+occur in the prose cannot change what the job finds, so a new or changed
+title re-runs only the jobs of the articles whose prose holds its words
+(before or after); without the words (the links job failed) the job reads
+the whole index.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import json
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
-from pipeline.passes.names import Match, Matcher, matcher_for
+from pipeline.passes.names import Match, Matcher, NameKeys, matcher_for, name_keys, named_in
 from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.urls import article_url
 
@@ -34,7 +39,7 @@ CONTRACT_VERSION = 1
 NEEDS = ("metadata", "links")
 READS = ("options", "metadata")  # the title and alias index of every article
 READS_OWN = ("links",)  # its prose
-KEEP = (f"{NAME}.indexes",)
+KEEP = (f"{NAME}.indexes", f"{NAME}.keys")
 SUGGESTION_SCHEMA = {
     "type": "object",
     "required": ["target_slug", "target_path", "target_url", "mention", "line", "col", "end_col", "replacement"],
@@ -60,16 +65,28 @@ CONTRACT = {
     },
 }
 
-# ---- select: the index of one language ----------------------------------------------------
+# ---- select: the names of one language the prose could hold ---------------------------------
 
 
 def select(article: Article, wiki: Wiki) -> dict:
     meta = wiki.results.get("metadata", {}).get(article.capture_id)
     lang = meta["lang"] if meta else article.lang
     indexes = wiki.memo(f"{NAME}.indexes", lambda: _indexes(wiki))
+    keys = wiki.memo(f"{NAME}.keys", lambda: {lang: name_keys(index["entries"]) for lang, index in indexes.items()})
     empty = wiki.memo(f"{NAME}.empty", lambda: _index([]))
-    prose = (wiki.results.get("links", {}).get(article.capture_id) or {}).get("prose")
-    return {"index": indexes.get(lang, empty), "mode": wiki.options.get("autolink", "suggest"), "prose": prose}
+    found = wiki.results.get("links", {}).get(article.capture_id) or {}
+    index = _narrowed(indexes.get(lang, empty), keys.get(lang, {}), found.get("words"), empty)
+    return {"index": index, "mode": wiki.options.get("autolink", "suggest"), "prose": found.get("prose")}
+
+
+def _narrowed(index: dict, keys: NameKeys, words: str | None, empty: dict) -> dict:
+    """The entries of `index` with a name the prose (its `words`) could hold; all of them without the words."""
+    if words is None:
+        return index
+    numbers = named_in(keys, set(words.split(" ")))
+    if len(numbers) == len(index["entries"]):
+        return index
+    return _index([index["entries"][number] for number in numbers]) if numbers else empty
 
 
 def _indexes(wiki: Wiki) -> dict[str, dict]:

@@ -12,6 +12,7 @@ neither; a title beats an alias.
 from __future__ import annotations
 
 import bisect
+import collections
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -168,6 +169,52 @@ def term_key(name: str) -> TermKey:
     words = tuple(fold(m.group()) for m in tokens)
     spaced = tuple(i > 0 and m.start() > tokens[i - 1].end() for i, m in enumerate(tokens))
     return words, spaced
+
+
+def words_read(texts) -> set[str]:
+    """Every folded token `Matcher.scan` could read in each of `texts` (and maybe more).
+
+    A name occurs in a text only if each of its words (`term_key`) is one of these: the
+    mentions pass narrows an index to the names an article's prose could hold (`name_keys`).
+    A text is folded as `scan` folds it, whole or a token at a time; ASCII text, most of it,
+    is split by bytes at once (`_present`'s way), its symbols taken as they are.
+    """
+    texts = list(texts)
+    joined = "\n".join(texts)  # a newline joins no tokens, and lowering ASCII is by character
+    if joined.isascii():
+        folded = joined.lower()
+        words = {word.decode() for word in folded.encode().translate(ASCII_WORDS).split()}
+        return words | {char for char in set(folded) if not char.isalnum() and char != "_"}
+    words = set()
+    for text in texts:
+        folded = fold_in_place(text)
+        words.update(TOKEN.findall(folded) if folded is not None else (fold(token) for token in TOKEN.findall(text)))
+    return words
+
+
+NameKeys = dict[str, list[tuple[int, frozenset[str]]]]  # word -> (entry number, every word of one of its names)
+
+
+def name_keys(entries: list) -> NameKeys:
+    """Each name of an index's entries under the rarest of its words, with all its words.
+
+    Looking up the words of a text finds every entry with a name whose words the text
+    all holds (`named_in`), reading few names that do not fit: the rarest word of a
+    name (a number, a proper noun) is seldom in a text that does not hold the name.
+    """
+    named = [(number, frozenset(term_key(name)[0])) for number, entry in enumerate(entries)
+             for name in [entry[4], *entry[5]]]  # fmt: skip
+    named = [(number, words) for number, words in named if words]
+    counts = collections.Counter(word for _, words in named for word in words)
+    keys: NameKeys = {}
+    for number, words in named:
+        keys.setdefault(min(words, key=lambda word: (counts[word], word)), []).append((number, words))
+    return keys
+
+
+def named_in(keys: NameKeys, words: set[str]) -> list[int]:
+    """The numbers, in order, of the entries with a name whose every word is in `words`."""
+    return sorted({number for word in words for number, needed in keys.get(word, ()) if needed <= words})
 
 
 def _whole(line: str, start: int, end: int) -> bool:

@@ -7,7 +7,7 @@ from pipeline.build import build, passes_for
 FILES = {
     "a.md": "---\ntitle: Alpha\npaired_with: a.es.md\n---\nAlpha links [[b]], [[c#intro]] and [[d]].\n",
     "a.es.md": "---\ntitle: Alfa\npaired_with: a.md\n---\nAlfa enlaza [[b]].\n",
-    "b.md": "---\ntitle: Beta\n---\nBeta text.\n",
+    "b.md": "---\ntitle: Beta\n---\nBeta text, near gamma.\n",
     "c.md": "---\ntitle: Gamma\n---\n## Intro\n\nGamma text.\n\n## Other\n",
 }
 
@@ -44,18 +44,22 @@ def test_editing_a_body_reruns_only_that_article(wiki):
     assert rebuild(**{"b.md": "---\ntitle: Beta\n---\nBeta text, edited.\n"}) == every_pass("b.md", config)
 
 
-def test_changing_a_title_reruns_the_article_and_mentions_of_its_language(wiki):
+def test_changing_a_title_reruns_the_article_and_mentions_of_prose_holding_its_words(wiki):
     config, rebuild = wiki
     jobs = rebuild(**{"c.md": FILES["c.md"].replace("Gamma\n---", "Gamma Ray\n---")})
-    assert jobs == every_pass("c.md", config) | {("a.md", "mentions"), ("b.md", "mentions")}
+    # b.md's prose held the old title (it holds no title now); a.md's neither.
+    assert jobs == every_pass("c.md", config) | {("b.md", "mentions")}
+    assert rebuild(**{"c.md": FILES["c.md"].replace("Gamma\n---", "Gamma Rays\n---")}) == every_pass("c.md", config)
 
 
 def test_adding_an_article_that_resolves_a_broken_link(wiki):
     config, rebuild = wiki
     jobs = rebuild(**{"d.md": "---\ntitle: Delta\n---\nNew.\n"})
+    # No prose holds "delta" (a.md's [[d]] is a link, not prose): no mentions job runs again.
     expected = every_pass("d.md", config) | {("a.md", "wikilinks"), ("a.md", "html")}
-    expected |= {(path, "mentions") for path in ("a.md", "b.md", "c.md")}  # the English title index grew
     assert jobs == registered(expected, config)
+    jobs = rebuild(**{"e.md": "---\ntitle: Beta Text\n---\nNew.\n"})
+    assert jobs == every_pass("e.md", config) | {("b.md", "mentions")}
 
 
 def test_renaming_a_heading_another_article_links_to(wiki):

@@ -42,9 +42,9 @@ def test_a_job_proposing_an_edit_sent_before_sends_nothing(make_wiki):
     build(config, workers=1)
     proposed = lambda: [e for e in _queued(config) if e["payload"]["pass_name"] == "mentions"]  # noqa: E731
     assert [e["payload"]["path"] for e in proposed()] == ["intro.md"]
-    # Another title is a new index: every mentions job runs again, and intro's proposes the same
-    # edit of the same bytes, an event the spool has.
-    (config.content_dir / "other.md").write_text("---\ntitle: Another\n---\nx\n")
+    # A name intro's prose holds changes its index: its mentions job runs again and proposes the same
+    # edit of the same bytes (a title beats an alias), an event the spool has.
+    (config.content_dir / "other.md").write_text("---\ntitle: Other\naliases: [guide]\n---\nx\n")
     report = build(config, workers=1)
     assert ("intro.md", "mentions") in report.process.created_jobs
     assert len(proposed()) == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from pathlib import Path
 
 import pytest
@@ -133,36 +134,80 @@ def test_a_file_without_frontmatter_counts_lines_from_one():
     assert [(s["line"], s["col"]) for s in out["suggestions"]] == [(1, 1)]
 
 
-def _wiki(files: dict) -> Wiki:
+def _wiki(files: dict, prose: bool = True) -> Wiki:
+    """The wiki with metadata results, and links results (where the prose and its words are) with `prose`."""
     articles = articles_from(files)
     wiki = Wiki(options=dict(DEFAULT_OPTIONS), articles=articles)
-    wiki.results["metadata"] = {a.capture_id: metadata.run(a, metadata.select(a, wiki)) for a in articles}
+    for spec in (metadata, links) if prose else (metadata,):
+        wiki.results[spec.NAME] = {a.capture_id: spec.run(a, spec.select(a, wiki)) for a in articles}
     return wiki
 
 
-def _selected(files: dict) -> dict[str, dict]:
-    wiki = _wiki(files)
+def _selected(files: dict, prose: bool = True) -> dict[str, dict]:
+    wiki = _wiki(files, prose)
     return {a.path: mentions.select(a, wiki) for a in wiki.articles}
 
 
-def test_select_shares_one_index_per_language():
-    selected = _selected({**WIKI, "a.md": FRONT + "x\n", "b.es.md": "---\ntitle: B\n---\nx\n"})
-    assert selected["a.md"]["index"] is selected["ring.md"]["index"]
-    assert selected["b.es.md"]["index"] is selected["anillo.es.md"]["index"]
-    assert selected["a.md"]["index"] is not selected["b.es.md"]["index"]
-    paths = [entry[0] for entry in selected["b.es.md"]["index"]["entries"]]
-    assert paths == ["anillo.es.md", "b.es.md"]
+def _paths(selected: dict) -> list[str]:
+    return [entry[0] for entry in selected["index"]["entries"]]
 
 
-def test_select_changes_exactly_with_names_of_the_language():
+def test_select_keeps_the_names_of_the_language_the_prose_could_hold():
+    files = {**WIKI, "a.md": FRONT + "The ring, the BIG three and `cafe`.\n", "b.es.md": "---\ntitle: B\n---\nUn anillo.\n"}
+    selected = _selected(files)
+    # Every word of a name must be in the prose: not "architecture", nor "cafe" (code is not prose).
+    assert _paths(selected["a.md"]) == ["big-three.md", "ring.md"]
+    assert _paths(selected["b.es.md"]) == ["anillo.es.md"]
+    assert selected["ring.md"]["index"] is selected["cafe.md"]["index"]  # prose without a name: the empty index
+    assert _paths(selected["ring.md"]) == []
+    # Without the links pass's words (its job failed), the whole index of the language, shared.
+    whole = _selected(files, prose=False)
+    assert whole["a.md"]["index"] is whole["ring.md"]["index"]
+    assert _paths(whole["b.es.md"]) == ["anillo.es.md", "b.es.md"]
+
+
+def test_select_changes_exactly_with_names_the_prose_could_hold():
     base = {**WIKI, "a.md": FRONT + "Ring.\n"}
     before = _selected(base)["a.md"]
-    # Bodies, other frontmatter and other languages do not matter ...
+    # Bodies, other frontmatter, other languages and names the prose cannot hold do not matter ...
     same = {**base, "ring.md": "---\ntitle: Ring\ncategories: [x]\n---\nnew body\n", "anillo.es.md": "---\ntitle: Otro\n---\n"}
     assert _selected(same)["a.md"] == before
-    # ... a title or an alias of the language does.
+    assert _selected({**base, "cafe.md": "---\ntitle: Café\naliases: [coffee]\n---\nx\n"})["a.md"] == before
+    assert _selected({**base, "new.md": "---\ntitle: Ring Road\n---\nx\n"})["a.md"] == before
+    # ... a name it could hold does, as it was or as it is.
     assert _selected({**base, "ring.md": "---\ntitle: Rings\n---\nx\n"})["a.md"] != before
-    assert _selected({**base, "cafe.md": "---\ntitle: Café\naliases: [coffee]\n---\nx\n"})["a.md"] != before
+    assert _selected({**base, "cafe.md": "---\ntitle: Café\naliases: [ring]\n---\nx\n"})["a.md"] != before
+    assert _selected({**base, "new.md": "---\ntitle: RING\n---\nx\n"})["a.md"] != before
+
+
+def _narrowed_and_whole(files: dict, monkeypatch) -> tuple[dict, dict]:
+    """Each article's mentions output, found with its narrowed index and with the whole index of its language."""
+    wiki = _wiki(files)
+    narrowed = {a.path: mentions.run(a, mentions.select(a, wiki)) for a in wiki.articles}
+    monkeypatch.setattr(mentions, "_narrowed", lambda index, *rest: index)
+    return narrowed, {a.path: mentions.run(a, mentions.select(a, wiki)) for a in wiki.articles}
+
+
+TRICKY = ["ring", "Ring", "three", "THREE", "architecture", "big", "café", "Cafe\u0301", "CAFÉ", "node.js", "node", "js",
+          ".net", ".NET", "net", "arch", "myself", "self", "page", "Self Page", "ﬁle", "file", "Straße", "strasse", "(", ")",
+          ".", ",", " ", " ", " ", "\n", "\n\n", "`code`", "[[ring]]", "**", "_", "-"]  # fmt: skip
+
+
+def test_narrowed_indexes_find_what_whole_ones_find(monkeypatch):
+    """Random prose of names, their parts, cases, accents, ligatures and symbols: the same mentions either way."""
+    draw = random.Random(11)
+    names = {**WIKI, "file.md": "---\ntitle: File\naliases: [Straße]\n---\nx\n", "big2.md": "---\ntitle: big three\n---\nx\n"}
+    bodies = {f"p{n}.md": FRONT + "".join(draw.choice(TRICKY) for _ in range(draw.randint(1, 40))) + "\n" for n in range(150)}
+    narrowed, whole = _narrowed_and_whole({**names, **bodies}, monkeypatch)
+    assert narrowed == whole
+    assert sum(len(out["suggestions"]) for out in narrowed.values()) > 100
+
+
+def test_narrowed_indexes_find_what_whole_ones_find_in_the_real_wiki(pointsav, monkeypatch):
+    files = {p.relative_to(pointsav).as_posix(): p.read_bytes() for p in sorted(pointsav.rglob("*.md"))}
+    narrowed, whole = _narrowed_and_whole(files, monkeypatch)
+    assert narrowed == whole
+    assert sum(len(out["suggestions"]) for out in narrowed.values()) > 1000
 
 
 def test_apply_suggestions_skips_a_suggestion_that_no_longer_fits():
