@@ -141,6 +141,15 @@ def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:
     return find(text) if find is not None else list(outputs)
 
 
+def known_as(outputs: Mapping[int, dict], capture_id: int):
+    """A result as a plan may digest it: its stored digest, without decoding it (else, plain data in tests,
+    itself); None: it has none."""
+    if capture_id not in outputs:
+        return None
+    digest = getattr(outputs, "digest", None)
+    return digest(capture_id) if digest is not None else outputs[capture_id]
+
+
 @dataclass(frozen=True)
 class PassSpec:
     """A loaded, checked pass module."""

@@ -28,7 +28,7 @@ from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import definitions, undefined
 from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, mentioning
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, known_as, mentioning
 from pipeline.passes.links import keys
 from pipeline.passes.mentions import apply_suggestions
 
@@ -79,18 +79,10 @@ def embedded_parts(article: Article, wiki: Wiki) -> list:
                 if target is None or target.path in seen:
                     continue
                 seen.add(target.path)
-                parts.append((target.path, target.capture_id, _known_as(outputs, target.capture_id)))
+                parts.append((target.path, target.capture_id, known_as(outputs, target.capture_id)))
                 following.append(target.capture_id)
         frontier = following
     return parts
-
-
-def _known_as(outputs, capture_id: int):
-    """A result as a digest may name it: its stored digest, else (plain data, in tests) itself; None: none."""
-    if capture_id not in outputs:
-        return None
-    digest = getattr(outputs, "digest", None)
-    return digest(capture_id) if digest is not None else outputs[capture_id]
 
 
 READS = ("options",)

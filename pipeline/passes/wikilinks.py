@@ -16,6 +16,9 @@ reader sees.
 `select` returns, for this article, only the resolution of the targets it
 links to (and heading ids only of targets linked with a `#fragment`), so a
 change elsewhere in the wiki re-runs only the articles whose links it changes.
+The headings it reads are those of the pages its `#fragment` links may go
+to (`linked_headings`), not every article's: a heading added or renamed
+replans the articles linking into that page, not the whole wiki.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import posixpath
 from typing import Callable
 
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, known_as, mentioning
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import LinkIndex, build_index
 from pipeline.passes.links import LINK_SCHEMA
@@ -34,8 +37,6 @@ NAME = "wikilinks"
 VERSION = 2
 CONTRACT_VERSION = 1
 NEEDS = ("metadata", "headings", "links")
-READS = ("options", "data", "metadata", "headings")  # the link index (titles, headings, redirects)
-READS_OWN = ("links",)
 KEEP = ("wikilinks.index",)  # built from metadata, data and options; headings are read through this build
 STATUSES = ("ok", "fallback", "broken", "ambiguous", "self")
 REWRITE_STEPS = ("normalized", "alias", "redirect", "title")
@@ -83,12 +84,40 @@ def _headings_reader(wiki: Wiki) -> Callable[[str], list[str]]:
     return lambda path: [h["id"] for h in headings.get(captures[path], {}).get("headings", [])]
 
 
+def linked_headings(article: Article, wiki: Wiki) -> list:
+    """What `select` reads of other articles' headings for this one alone: the headings result of
+    each page a `#fragment` link of it may resolve to. Most articles link to no heading, found
+    without decoding their links (their JSON holds no `"fragment":"`)."""
+    outputs = wiki.results.get("links", {})
+    fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"')))
+    if article.capture_id not in fragmenting:
+        return []
+    index, (lang, folder) = index_of(wiki), _place(article, wiki)
+    paths = {
+        candidate["path"]
+        for link in (outputs.get(article.capture_id) or {}).get("links", [])
+        if link["target"] and link["fragment"]
+        for candidate in index.resolve(link["target"], lang, folder, True, link.get("kind") == "markdown")["candidates"]
+    }
+    captures = wiki.memo(f"{NAME}.captures", lambda: {a.path: a.capture_id for a in wiki.articles})
+    headings = wiki.results.get("headings", {})
+    return sorted([path, known_as(headings, captures[path])] for path in paths if path in captures)
+
+
+READS = ("options", "data", "metadata")  # the link index (titles, slugs, aliases, redirects)
+READS_OWN = ("links", "headings", linked_headings)
+
+
+def _place(article: Article, wiki: Wiki) -> tuple[str, str]:
+    """The article's language and folder: where its links are resolved from."""
+    meta = wiki.results.get("metadata", {}).get(article.capture_id, {})
+    return meta.get("lang", wiki.options["default_language"]), posixpath.dirname(article.path)
+
+
 def select(article: Article, wiki: Wiki) -> dict:
     index = index_of(wiki)
     links = wiki.results.get("links", {}).get(article.capture_id, {}).get("links", [])
-    meta = wiki.results.get("metadata", {}).get(article.capture_id, {})
-    lang = meta.get("lang", wiki.options["default_language"])
-    folder = posixpath.dirname(article.path)
+    lang, folder = _place(article, wiki)
     fragments = {target_key(link) for link in links if link["fragment"]}
     targets = {
         target_key(link): index.resolve(

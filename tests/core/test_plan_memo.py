@@ -139,6 +139,21 @@ def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkey
     assert len(calls) == 20  # a title is in every article's link index: all are selected again
 
 
+def test_a_heading_change_selects_wikilinks_again_only_for_links_into_that_page(make_wiki, monkeypatch):
+    files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 10}]].\n" for i in range(10)}
+    config = make_wiki(files | {"q.md": "---\ntitle: Q\n---\nSee [[p3#top]], [[Page 4#top]] and [[p5]].\n"})
+    build(config, workers=1)
+    calls = _record_selects(monkeypatch, wikilinks)
+    (config.content_dir / "p3.md").write_text(files["p3.md"].replace("## Top", "## Summit"))
+    report = build(config, workers=1)
+    assert sorted(calls) == ["p3.md", "q.md"]  # q links to one of p3's headings; the others' slices hold none
+    assert ("q.md", "wikilinks") in report.process.created_jobs  # [[p3#top]] is a broken anchor now
+    calls.clear()
+    (config.content_dir / "p5.md").write_text(files["p5.md"] + "\n## More\n")
+    build(config, workers=1)
+    assert calls == ["p5.md"]  # q links to p5, but to no heading of it
+
+
 def test_an_added_article_replans_passes_that_read_no_other_article_for_it_alone(make_wiki, monkeypatch):
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\ncites: [k1]\n---\nSee [[p{i + 1}]].\n" for i in range(10)}
                        | {"citations.yaml": "- id: k1\n  text: A book\n"})  # fmt: skip
