@@ -146,6 +146,9 @@ class StoredOutputs(Mapping):
     def __contains__(self, capture_id) -> bool:
         return capture_id in self.stored  # without reading
 
+    def get(self, capture_id, default=None):  # Mapping's goes through a KeyError for each absent one
+        return self[capture_id] if capture_id in self.stored else default
+
     def keys(self):
         return self.stored.keys()  # whose `in` needs no call back into Python
 

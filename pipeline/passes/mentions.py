@@ -24,8 +24,8 @@ the whole index.
 from __future__ import annotations
 
 import hashlib
-import json
 
+from pipeline import jsonio
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
@@ -118,7 +118,7 @@ def _path_target(path: str) -> str:
 
 def _index(entries: list) -> dict:
     # The digest lets every process reuse one matcher per index, even after a JSON round trip.
-    text = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
+    text = jsonio.dumps(entries)
     return {"digest": hashlib.sha256(text.encode()).hexdigest(), "entries": entries}
 
 

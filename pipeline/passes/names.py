@@ -214,7 +214,7 @@ def name_keys(entries: list) -> NameKeys:
 
 def named_in(keys: NameKeys, words: set[str]) -> list[int]:
     """The numbers, in order, of the entries with a name whose every word is in `words`."""
-    return sorted({number for word in words for number, needed in keys.get(word, ()) if needed <= words})
+    return sorted({number for word in words & keys.keys() for number, needed in keys[word] if needed <= words})
 
 
 def _whole(line: str, start: int, end: int) -> bool:
