@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass
-from operator import attrgetter
 from pathlib import Path, PurePath
+from typing import NamedTuple
 
 from pipeline.passes.base import Wiki, diagnostics_of
 
@@ -19,18 +18,20 @@ FORMATS = ("text", "json", "github")
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-@dataclass(frozen=True, order=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
+    """One finding: where (path, 1-based line and column), how bad (`error`, `warning`, `info`), what.
+
+    A named tuple rather than a dataclass: a build of a 10k wiki with mention suggestions lists
+    35,000 of them, and tuples are made, hashed and ordered (by their fields, in order) in C:
+    collecting them took 0.09 s as frozen dataclasses, 0.04 s as tuples.
+    """
+
     path: str
     line: int
     col: int
     severity: str
     code: str
     message: str
-
-
-# A diagnostic's fields in order, as a tuple: its sort key (the dataclass's order, compared in C) and its stored row.
-fields_of = attrgetter("path", "line", "col", "severity", "code", "message")
 
 
 def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: list[tuple[str, str, str]] = ()):
@@ -45,9 +46,7 @@ def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: lis
         found.add(Diagnostic(path, line, 1, "error", "data-error", message))
     for path, pass_name, error in failures:
         found.add(Diagnostic(path, 1, 1, "error", "job-failed", f"pass {pass_name} failed: {error}"))
-    # Their order, by tuples that compare in C: the dataclass's own `<` is Python code, and sorting the
-    # 35,000 diagnostics of a 10k wiki with mention suggestions through it took 0.3 s of every build.
-    return sorted(found, key=fields_of)
+    return sorted(found)
 
 
 def default_format() -> str:
@@ -64,7 +63,7 @@ def emit(diagnostics: list[Diagnostic], style: str, content_dir: Path, stream=No
     folder = str(PurePath(content_dir))
     prefix = "" if folder == "." else folder.rstrip("/") + "/"
     lines = [
-        format_one(Diagnostic(prefix + d.path, d.line, d.col, d.severity, d.code, d.message), style) + "\n"
+        format_one(d._replace(path=prefix + d.path), style) + "\n"
         for d in diagnostics
     ]
     (stream or sys.stdout).write("".join(lines))
@@ -80,7 +79,7 @@ def fails_strict(diagnostics: list[Diagnostic]) -> bool:
 
 def format_one(d: Diagnostic, style: str) -> str:
     if style == "json":
-        return json.dumps(asdict(d), ensure_ascii=False)
+        return json.dumps(d._asdict(), ensure_ascii=False)
     if style == "github":
         message = f"{d.code}: {d.message}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         return f"::{GITHUB_LEVEL[d.severity]} file={d.path},line={d.line},col={d.col}::{message}"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pipeline import jsonio
 from pipeline.config import Config
-from pipeline.diagnostics import Diagnostic, fields_of
+from pipeline.diagnostics import Diagnostic
 from pipeline.passes.base import PassSpec
 
 
@@ -76,7 +76,7 @@ def save_last(config: Config, kind: str, last: LastBuild | None) -> None:
         path.unlink(missing_ok=True)
         return
     # The diagnostics first: until the stamp is written, no build reads them.
-    rows = list(map(fields_of, last.diagnostics))
+    rows = list(map(tuple, last.diagnostics))
     jsonio.save(_diagnostics_path(config, kind), {"stamp": last.stamp, "rows": rows})
     jsonio.save(path, {"stamp": last.stamp, "jobs": last.jobs, "site": last.site})
 
