@@ -177,6 +177,9 @@ class Model:
     conflicts: list[str] = field(default_factory=list)  # pages that lost their URL to another
     # The digest of every article's path and what other pages show of its seed (state.py; None: not known).
     seeds_digest: str | None = None
+    seed_keys: dict[str, str | None] = field(default_factory=dict)  # article path -> its seed's key (seeds.py)
+    # Article path -> (its seed in the last build, or None: not known; its seed now), for the seeds that changed.
+    replaced: dict[str, tuple[Seed | None, Seed]] = field(default_factory=dict)
 
     def by_path(self) -> dict[str, ArticlePage]:
         return {page.path: page for page in self.articles}
@@ -188,14 +191,21 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
     return [default] + [lang for lang in chosen if lang != default]
 
 
-def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None = None) -> Model:
-    """The model of `wiki`; `seeds` (the last build's, see seeds.py) gets the seeds this one used."""
+def build_model(
+    wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None = None, last_keys: dict | None = None,
+) -> Model:
+    """The model of `wiki`; `seeds` (the last build's, see seeds.py) gets the seeds this one used.
+
+    `last_keys` (article path -> seed key, of the last build's pages) names the seeds that changed.
+    """
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
     seeds = Seeds() if seeds is None else seeds
     results = [wiki.results.get(name, {}) for name in SEED_PASSES]
-    made = {a.capture_id: _seed(a.capture_id, results, seeds) for a in wiki.articles if a.capture_id in metadata}
-    articles = [a for a in wiki.articles if a.capture_id in made]
+    articles = [a for a in wiki.articles if a.capture_id in metadata]
+    keys = {a.path: _seed_key(results, a.capture_id) for a in articles}
+    made = {a.capture_id: _seed(a.capture_id, keys[a.path], results, seeds) for a in articles}
+    replaced = _replaced(articles, keys, made, seeds, last_keys or {})
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = {a.capture_id: _link_to(a.path, made[a.capture_id], default) for a in articles}
     backlinks = Backlinks(articles, links, made)
@@ -214,7 +224,17 @@ def build_model(wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: 
         pages.append(page)
     _link_translations(pages)
     langs = languages_of(wiki, {page.lang for page in pages})
-    return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts, _seeds_digest(articles, made))
+    return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts, _seeds_digest(articles, made),
+                 keys, replaced)  # fmt: skip
+
+
+def _replaced(articles: list[Article], keys: dict, made: dict, seeds: Seeds, last_keys: dict) -> dict:
+    """path -> (the last build's seed, or None when unknown; the seed now) of the articles whose seed key changed."""
+    return {
+        a.path: (seeds.known.get(last_keys.get(a.path)), made[a.capture_id])
+        for a in articles
+        if keys[a.path] is None or keys[a.path] != last_keys.get(a.path)
+    }
 
 
 def _shown(wiki: Wiki, versions: dict[str, int], articles: list[Article]) -> dict:
@@ -231,9 +251,9 @@ def _seeds_digest(articles: list[Article], seeds: dict[int, Seed]) -> str:
     return hashlib.sha256("\n".join(f"{a.path}:{seeds[a.capture_id].shared}" for a in articles).encode()).hexdigest()
 
 
-def _seed(capture_id: int, results: list, seeds: Seeds) -> Seed:
-    """The article's seed, known by the digests of its results (those of SEED_PASSES), else made of their outputs."""
-    return seeds.get(_seed_key(results, capture_id), lambda: seed_of(*(outputs.get(capture_id) for outputs in results)))
+def _seed(capture_id: int, key: str | None, results: list, seeds: Seeds) -> Seed:
+    """The article's seed, known by `key` (the digests of its SEED_PASSES results), else made of their outputs."""
+    return seeds.get(key, lambda: seed_of(*(outputs.get(capture_id) for outputs in results)))
 
 
 def _seed_key(results: list, capture_id: int) -> str | None:

@@ -33,17 +33,17 @@ def render_site(
     `seeds`: the page seeds of the last build, when the caller keeps them (see `model_of`).
     `search_later` (the preview's): the search index is built in the background, not before returning.
     """
-    model = model_of(config, wiki, log, versions, seeds)
+    manifest = config.state_dir / MANIFEST
+    keys, state = previous_keys(manifest, config.out_dir)
+    last = kept_state(state) if intact else None
+    model = model_of(config, wiki, log, versions, seeds, last.seeds if last else {})
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     compiled = config.state_dir / COMPILED_TEMPLATES
     compiled.mkdir(exist_ok=True)
     env = environment(config.templates_dir, settings.base_url, compiled)
-    manifest = config.state_dir / MANIFEST
     exists = (lambda rel: True) if intact else in_output(config.out_dir)
-    keys, state = previous_keys(manifest, config.out_dir)
     previous = Previous(
-        keys, exists, theme_digest(config.templates_dir), state=kept_state(state) if intact else None,
-        files=lambda: previous_files(manifest, config.out_dir),
+        keys, exists, theme_digest(config.templates_dir), state=last, files=lambda: previous_files(manifest, config.out_dir)
     )  # fmt: skip
     # Before its first write, so a build stopped while writing leaves the index to be made again too.
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
@@ -77,18 +77,21 @@ def _index(config: Config, report: SiteReport, later: BackgroundIndex | None) ->
     done(warning)
 
 
-def model_of(config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None) -> Model:
+def model_of(
+    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None, last_keys: dict,
+) -> Model:
     """The model of `wiki`, made with the page seeds of the last build, which this build's replace.
 
     `seeds` is a caller's that outlives the build (`serve`): its `known` are the last build's (none: read
     from the state folder), and its `used` this one's. Without it the seeds are read from the state
     folder and let go once the model is made (at 10,000 articles, 100,000 paths not held while rendering).
+    `last_keys` (article path -> seed key, of the last build's pages) names the seeds that changed.
     """
     kept = config.state_dir / SEEDS
     seeds = Seeds() if seeds is None else seeds
     if not seeds.known:
         seeds.known = load_seeds(kept).known
-    model = build_model(wiki, log, versions, seeds)
+    model = build_model(wiki, log, versions, seeds, last_keys)
     if seeds.changed or not kept.exists():
         save_seeds(kept, seeds)
     return model

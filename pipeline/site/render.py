@@ -23,7 +23,7 @@ from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.parallel import render_pages
-from pipeline.site.state import SiteState, changed_articles, digest, site_state
+from pipeline.site.state import Patch, SiteState, digest, patch, site_state
 from pipeline.site.theme import assets, builtin_root, strings
 
 SPECIALS = ("categories", "all", "wanted", "recent")
@@ -115,16 +115,17 @@ def render_files(
 
     Article and history pages whose inputs are those of the file already in
     the output folder are not rendered again (`writer` gets None for them).
-    When only some articles' own parts changed (`state.changed_articles`), only
-    their pages and the lists that show them are planned; the writer keeps the
-    rest of the last build's files. Pages are rendered by `workers` processes.
+    When only some articles' own parts changed, or seeds that keep every page in
+    place (`state.patch`), only their pages, those showing them and the lists
+    are planned; the writer keeps the rest of the last build's files. Pages are
+    rendered by `workers` processes.
     """
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
     salts = {lang: hashlib.sha256(repr((settings, str(nav), previous.salt)).encode()).hexdigest() for lang, nav in navs.items()}
     revisions = wiki_pages.revisions(model)
     histories = wiki_pages.histories(revisions)
     state = site_state(model, salts, histories)
-    only = changed_articles(previous.state, state)
+    only = patch(previous.state, state, model)
     planned = plan_pages(model, revisions, histories, only)
     if only is None:  # every article page will ask for its backlinks
         model.backlinks.index()
@@ -196,23 +197,23 @@ class PageJob:
         return self.records[id(record)]
 
 
-def plan_pages(model: Model, revisions: list, histories: dict[str, list], only: set[str] | None = None) -> list[Planned]:
+def plan_pages(model: Model, revisions: list, histories: dict[str, list], only: Patch | None = None) -> list[Planned]:
     """Every HTML page of the site: articles, their histories, and each language's wiki pages.
 
-    With `only` (article paths): those articles' pages, and the wiki pages that show
-    what is an article's own (PATCHED), as a build planning only changed articles needs.
+    With `only`: its articles' pages, and the wiki pages that show what is an article's own
+    (PATCHED), or all of them when seeds changed, as a build planning only those needs.
     """
     categories = wiki_pages.categories(model)  # first: it gives each article its category links
     planned = []
     for page in model.articles:
-        if only is None or page.path in only:
+        if only is None or page.path in only.articles:
             planned.append(_article(page))
             planned.append(
                 Planned(page.history_url, page.lang, "history.html", f"{strings(page.lang)['history_of']} {page.title}",
                         {"page": page, "revisions": histories.get(page.path, [])}, ("history", page.path), sitemap=False)
             )  # fmt: skip
     recent = wiki_pages.recent_changes(model, revisions)
-    if only is None:
+    if only is None or only.lists:
         return planned + _language_pages(model, categories, wiki_pages.wanted(model), recent)
     wanted = {lang: [] for lang in model.languages}  # the wanted pages are not among them
     return planned + [page for page in _language_pages(model, categories, wanted, recent) if page.key[0] in PATCHED]

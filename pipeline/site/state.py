@@ -16,8 +16,17 @@ can differ are the changed articles' own two, the lists of changes and of
 all pages, and the sitemap, whose only article-owned part is the day each
 page last changed: the render step renders those and keeps every other
 file of the last build as it is, without planning or digesting its pages.
-Anything else (a title, a link, a new article, a data file, a template)
-changes `shared`, and every page is planned and digested as before.
+
+When only seeds changed (`base`, the rest of `shared`, is the last
+build's), and only in what keeps every page where it was and every list of
+pages as long (a title, a short description, links: not a slug, language,
+draft mark, alias, category or translation), the pages that can differ
+besides are those showing a changed seed: the article's own, the pages its
+links reach, before or after ("What links here"), its translations' (their
+language switcher) and the wiki pages (lists of titles, red links). The
+last build's seed of each page is found by its key (`seeds`). Anything else
+(a new article, a moved page, a data file, a template) plans and digests
+every page as before.
 """
 
 from __future__ import annotations
@@ -39,22 +48,26 @@ OWN_LENGTH = 32  # hex digits of an own digest kept: 128 bits
 @dataclass(frozen=True)
 class SiteState:
     """`shared`: the digest of what every page may show of the whole wiki (None: not known, nothing is patched).
-    `own`: article path -> its sitemap day and the digest of what only its pages show, as `day|digest`."""
+    `own`: article path -> its sitemap day and the digest of what only its pages show, as `day|digest`.
+    `base`: `shared` without the seeds; `seeds`: article path -> its seed's key (seeds.py; empty: not known)."""
 
     shared: str | None = None
     own: dict[str, str] = field(default_factory=dict)
+    base: str | None = None
+    seeds: dict[str, str] = field(default_factory=dict)
     pages: int = 0  # the counts of the build that rendered this state
     redirects: int = 0
 
 
 def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) -> SiteState:
     """The state of the pages `model` makes; `salts` is each language's digest of navigation, settings and theme."""
-    shared = None
+    shared = base = None
     if model.seeds_digest is not None:  # the code too: pages are made by the whole package (URLs, slugs, Markdown)
-        code = code_digest(__name__)
-        shared = digest((code, model.seeds_digest, model.default_language, model.languages, model.data, salts))
+        base = digest((code_digest(__name__), model.default_language, model.languages, model.data, salts))
+        shared = digest((base, model.seeds_digest))
     own = {page.path: f"{(page.updated or '')[:10]}|{_own(page, histories.get(page.path, []))}" for page in model.articles}
-    return SiteState(shared, own)
+    seeds = model.seed_keys if None not in model.seed_keys.values() else {}
+    return SiteState(shared, own, base, seeds)
 
 
 def _own(page: ArticlePage, revisions: list) -> str:
@@ -69,19 +82,54 @@ def kept_state(record: dict) -> SiteState | None:
         state = SiteState(**record)
     except TypeError:
         return None
-    well_formed = isinstance(state.shared, str) and isinstance(state.own, dict)
+    well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.seeds, dict)
     return state if well_formed and isinstance(state.pages, int) and isinstance(state.redirects, int) else None
 
 
-def changed_articles(last: SiteState | None, now: SiteState) -> set[str] | None:
-    """The articles whose pages alone changed since `last`; None when every page must be planned again:
-    no last state, a shared part changed, or a changed article's sitemap day did (the sitemap lists all pages)."""
-    if last is None or now.shared is None or last.shared != now.shared:
+@dataclass(frozen=True)
+class Patch:
+    """What a build plans again, keeping the last build's other files as they are."""
+
+    articles: set[str]  # the articles whose page and history page are planned
+    lists: bool  # every wiki page (a seed changed: lists show titles and red links), else those showing own parts
+
+
+def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
+    """What changed since `last`; None when every page must be planned again: no last state, a shared part
+    changed beyond seeds that keep every page in place, or a changed article's sitemap day did (the sitemap
+    lists all pages)."""
+    if last is None or now.shared is None:
         return None
+    shown = set()
+    if last.shared != now.shared:
+        shown = _showing_changed_seeds(last, now, model)
+        if shown is None:
+            return None
     changed = {path for path, own in now.own.items() if last.own.get(path) != own}
     if any(last.own.get(path, "").split("|")[0] != now.own[path].split("|")[0] for path in changed):
         return None
-    return changed
+    return Patch(changed | shown, lists=last.shared != now.shared)
+
+
+# What a seed may change while every page stays where it is and every list of pages as long.
+PLACING = ("slug", "lang", "draft", "aliases", "categories", "pair_paths")
+
+
+def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> set[str] | None:
+    """The articles whose pages show a seed that changed, when only seeds changed and none moved a page."""
+    if now.base is None or last.base != now.base or last.own.keys() != now.own.keys() or not last.seeds:
+        return None
+    changed = [(path, old, new) for path, (old, new) in model.replaced.items() if old is None or old.shared != new.shared]
+    if any(old is None or [getattr(old, f) for f in PLACING] != [getattr(new, f) for f in PLACING] for _, old, new in changed):
+        return None
+    translated = {}  # path -> the articles whose language switcher shows it
+    for page in model.articles:
+        for pair in page.pair_paths:
+            translated.setdefault(pair, []).append(page.path)
+    shown = set()
+    for path, old, new in changed:
+        shown |= {path, *old.linked, *new.linked, *translated.get(path, ())}
+    return shown & now.own.keys()
 
 
 def digest(material) -> str:

@@ -13,7 +13,7 @@ from pipeline.passes.base import Wiki
 from pipeline.site import publish, render
 from pipeline.site.model import build_model
 from pipeline.site.pages import Revision
-from pipeline.site.state import SiteState, changed_articles, kept_state, site_state
+from pipeline.site.state import SiteState, kept_state, patch, site_state
 from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
 
 
@@ -76,12 +76,42 @@ def test_a_translation_whose_source_was_edited_shows_its_new_banner_without_ever
     assert_same_as_a_full_render(config, monkeypatch)
 
 
-def test_a_title_change_plans_every_page(site, planned, monkeypatch):
-    config, first = site
-    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("title: Beta", "title: Bet"), encoding="utf-8")
+def _article_pages(files: list[str]) -> list[str]:
+    return [rel for rel in files if rel.count("/") == 1 + rel.startswith("es/") or rel.endswith("/history/index.html")]
+
+
+# A seed that changes in place: the file, the change, the articles whose pages show it, and what one of them shows now.
+SEEDS_IN_PLACE = {
+    # Beta links to alpha, whose "What links here" names it.
+    "a title": ("beta.md", ("title: Beta", "title: Bet"), ["alpha", "beta"], ("alpha", "Bet</a>")),
+    # Alpha's language switcher names alfa (a source shows no banner: its own parts are unchanged); alfa links to beta.
+    "a translation's title": ("alpha.es.md", ("title: Alfa", "title: Alfa Uno"), ["alpha", "beta", "es/alpha"],
+                              ("alpha", "Alfa Uno")),
+    # Alpha's "What links here" loses beta, evil's gains it.
+    "a link": ("beta.md", ("[[alpha]]", "[[evil]]"), ["alpha", "beta", "evil"], ("evil", ">Beta</a>")),
+}
+
+
+@pytest.mark.parametrize("change", SEEDS_IN_PLACE.values(), ids=SEEDS_IN_PLACE.keys())
+def test_a_seed_changed_in_place_plans_the_pages_showing_it_and_the_wiki_pages(planned, site, monkeypatch, change):
+    config, _ = site
+    path, (old, new), shown, (page, text) = change
+    (config.content_dir / path).write_text(SITE[path].replace(old, new), encoding="utf-8")
     build_site(config)
-    assert len(planned[-1]) == len(planned[0])  # Alpha's "What links here" and the lists name Beta
-    assert "Bet</a>" in read(config.out_dir, "alpha/index.html")
+    assert _article_pages(planned[-1]) == sorted(f"{p}/{rel}" for p in shown for rel in ("history/index.html", "index.html"))
+    # Every other page is planned (the wiki pages list titles, red links): the first build's less the articles' pages.
+    assert set(planned[0]) - set(planned[-1]) == set(_article_pages(planned[0])) - set(_article_pages(planned[-1]))
+    assert text in read(config.out_dir, f"{page}/index.html")
+    assert_same_as_a_full_render(config, monkeypatch)
+
+
+@pytest.mark.parametrize("change", [("title: Beta", "title: Beta\nslug: bet"), ("[extras]", "[extras, more]"),
+                                    ("title: Beta", "title: Beta\naliases: [B]"), ("title: Beta", "title: Beta\ndraft: true")])
+def test_a_seed_change_that_moves_a_page_or_a_list_plans_every_page(planned, site, monkeypatch, change):
+    config, first = site
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace(*change), encoding="utf-8")
+    build_site(config)
+    assert len(planned[-1]) >= len(planned[0]) - 2  # a draft leaves the lists: its two pages are not planned
     assert_same_as_a_full_render(config, monkeypatch)
 
 
@@ -93,14 +123,19 @@ def test_an_output_folder_missing_a_file_plans_every_page(site, planned):
     assert len(planned[-1]) == len(planned[0]) and "special/categories/index.html" in report.site.written
 
 
+def _patched(last, now):
+    found = patch(last, now, None)  # own parts alone: the model is not looked at
+    return None if found is None else found.articles
+
+
 def test_only_the_articles_whose_own_parts_changed_are_planned():
     last = SiteState("shared", {"a.md": "2026-11-30|1", "b.md": "2026-11-30|2"})
-    assert changed_articles(last, SiteState("shared", {"a.md": "2026-11-30|1", "b.md": "2026-11-30|3"})) == {"b.md"}
-    assert changed_articles(last, SiteState("shared", dict(last.own))) == set()
-    assert changed_articles(last, SiteState("other", dict(last.own))) is None  # a title, a link, a template...
-    assert changed_articles(None, last) is None and changed_articles(last, SiteState(None, dict(last.own))) is None
+    assert _patched(last, SiteState("shared", {"a.md": "2026-11-30|1", "b.md": "2026-11-30|3"})) == {"b.md"}
+    assert _patched(last, SiteState("shared", dict(last.own))) == set()
+    assert _patched(last, SiteState("other", dict(last.own))) is None  # a template, a data file, a new article...
+    assert _patched(None, last) is None and _patched(last, SiteState(None, dict(last.own))) is None
     # The sitemap lists every page with the day it changed: a new day for one is a new sitemap.
-    assert changed_articles(last, SiteState("shared", {"a.md": "2026-11-30|1", "b.md": "2026-12-01|3"})) is None
+    assert _patched(last, SiteState("shared", {"a.md": "2026-11-30|1", "b.md": "2026-12-01|3"})) is None
 
 
 def test_an_articles_own_part_is_its_day_revisions_and_updated_time_and_the_shared_part_its_seeds_and_salts():
@@ -109,14 +144,14 @@ def test_an_articles_own_part_is_its_day_revisions_and_updated_time_and_the_shar
     results = {name: {a.capture_id: outputs[a.path] for a in articles} for name, outputs in run_inline(files).items()}
     model = build_model(Wiki(DEFAULT_OPTIONS, articles, results), [], {name: 1 for name in results})
     first = site_state(model, {"en": "salt"}, {})
-    assert changed_articles(first, site_state(model, {"en": "other"}, {})) is None  # navigation, settings, theme
+    assert _patched(first, site_state(model, {"en": "other"}, {})) is None  # navigation, settings, theme
     model.by_path()["a.md"].updated = "2026-12-01T10:00:00+00:00"
     today = site_state(model, {"en": "salt"}, {})
-    assert today.shared == first.shared and changed_articles(first, today) is None  # its sitemap day changed
+    assert today.shared == first.shared and _patched(first, today) is None  # its sitemap day changed
     model.by_path()["a.md"].updated = "2026-12-01T11:00:00+00:00"
-    assert changed_articles(today, site_state(model, {"en": "salt"}, {})) == {"a.md"}
+    assert _patched(today, site_state(model, {"en": "salt"}, {})) == {"a.md"}
     revision = Revision("b.md", "2026-12-01T11:00:00+00:00", "0" * 64, None, "edited", "B", "b/")
-    assert changed_articles(today, site_state(model, {"en": "salt"}, {"b.md": [revision]})) == {"a.md", "b.md"}
+    assert _patched(today, site_state(model, {"en": "salt"}, {"b.md": [revision]})) == {"a.md", "b.md"}
 
 
 def test_a_kept_state_that_is_not_one_is_not_used():
