@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of  # noqa: E402
+from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of, slug_of  # noqa: E402
 
-SCENARIOS = ("cold", "no-change", "edit-body", "edit-title", "add-article")
+SCENARIOS = ("cold", "no-change", "edit-body", "edit-link", "edit-title", "add-article")
 SUMMARY = re.compile(r"pages (\d+) written.*jobs (\d+) run, (\d+) reused")
 
 
@@ -104,6 +104,8 @@ def edit(tool: Tool, scenario: str, shape: Shape) -> None:
     target = tool.sources / path_of(7)
     if scenario == "edit-body":
         target.write_text(target.read_text(encoding="utf-8") + "\nOne more sentence about the build.\n", encoding="utf-8")
+    elif scenario == "edit-link":  # a body edit that links to one more article (whose "What links here" changes)
+        target.write_text(target.read_text(encoding="utf-8") + f"\nSee also [[{slug_of(11)}]].\n", encoding="utf-8")
     elif scenario == "edit-title":
         text = target.read_text(encoding="utf-8")
         target.write_text(re.sub(r'^title: ".*"$', 'title: "A Renamed Topic"', text, count=1, flags=re.M), encoding="utf-8")

@@ -32,7 +32,9 @@ def test_runner_times_every_scenario(tmp_path, capsys):
     assert results["cold"].jobs_run > 0 and results["cold"].pages > 50
     assert results["no-change"].jobs_run == 0 and results["no-change"].pages == 0
     assert 0 < results["edit-body"].jobs_run < results["cold"].jobs_run
-    assert results["edit-title"].jobs_run > results["edit-body"].jobs_run  # mentions of the language re-run
+    assert results["edit-link"].jobs_run == results["edit-body"].jobs_run  # the edited article's own
+    assert results["edit-link"].pages > results["edit-body"].pages  # and the linked page's "What links here"
+    assert results["edit-title"].jobs_run > results["edit-body"].jobs_run  # links to it, prose naming it
     assert results["add-article"].pages >= 1
     run.report([tool])
     assert "no-change" in capsys.readouterr().out
