@@ -111,7 +111,7 @@ def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
     return Patch(changed | shown, lists=last.shared != now.shared)
 
 
-# What a seed may change while every page stays where it is and every list of pages as long.
+# What a changed seed must keep for every page to stay where it is and every list of pages as long.
 PLACING = ("slug", "lang", "draft", "aliases", "categories", "pair_paths")
 
 
