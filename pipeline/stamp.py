@@ -79,4 +79,3 @@ def save_last(config: Config, kind: str, last: LastBuild | None) -> None:
     rows = list(map(tuple, last.diagnostics))
     jsonio.save(_diagnostics_path(config, kind), {"stamp": last.stamp, "rows": rows})
     jsonio.save(path, {"stamp": last.stamp, "jobs": last.jobs, "site": last.site})
-

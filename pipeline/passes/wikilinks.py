@@ -79,9 +79,13 @@ def _build(wiki: Wiki) -> LinkIndex:
 
 def _headings_reader(wiki: Wiki) -> Callable[[str], list[str]]:
     """path -> heading ids: read for link targets only, as most selects name a heading of none."""
-    headings = wiki.results.get("headings", {})
-    captures = {article.path: article.capture_id for article in wiki.articles}
+    headings, captures = wiki.results.get("headings", {}), _captures(wiki)
     return lambda path: [h["id"] for h in headings.get(captures[path], {}).get("headings", [])]
+
+
+def _captures(wiki: Wiki) -> dict[str, int]:
+    """Article path -> capture id (once per plan)."""
+    return wiki.memo(f"{NAME}.captures", lambda: {article.path: article.capture_id for article in wiki.articles})
 
 
 def linked_headings(article: Article, wiki: Wiki) -> list:
@@ -99,8 +103,7 @@ def linked_headings(article: Article, wiki: Wiki) -> list:
         if link["target"] and link["fragment"]
         for candidate in index.resolve(link["target"], lang, folder, True, link.get("kind") == "markdown")["candidates"]
     }
-    captures = wiki.memo(f"{NAME}.captures", lambda: {a.path: a.capture_id for a in wiki.articles})
-    headings = wiki.results.get("headings", {})
+    headings, captures = wiki.results.get("headings", {}), _captures(wiki)
     return sorted([path, known_as(headings, captures[path])] for path in paths if path in captures)
 
 

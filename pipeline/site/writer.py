@@ -54,8 +54,7 @@ class SiteWriter:
     def put(self, rel: str, data: bytes | None) -> None:
         # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
         target = os.path.join(self.out_dir, _safe(rel))
-        size = _size(target) if data is not None else None
-        changed = data is not None and not (size == len(data) and _same(target, data))
+        changed = data is not None and not _same(target, data)
         if changed:
             self._start_writing()
             self._journal(rel)
@@ -187,16 +186,10 @@ def _inside(rel: str) -> bool:
         return False
 
 
-def _size(target: str) -> int | None:
-    """The size of the file at `target`; None when there is none."""
-    try:
-        return os.stat(target).st_size
-    except OSError:
-        return None
-
-
 def _same(target: str, data: bytes) -> bool:
     try:
+        if os.stat(target).st_size != len(data):
+            return False
         with open(target, "rb") as file:
             return file.read() == data
     except OSError:
