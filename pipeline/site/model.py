@@ -42,6 +42,10 @@ class PageBody:
             self._value = self._read()
         return self._value
 
+    def release(self) -> None:
+        """Forget the value read (its page is rendered): read again if asked for again."""
+        self._value = None
+
     def as_json(self):
         return self.identity
 
@@ -253,7 +257,7 @@ def _seeds_digest(articles: list[Article], seeds: dict[int, Seed]) -> str:
 
 def _seed(capture_id: int, key: str | None, results: list, seeds: Seeds) -> Seed:
     """The article's seed, known by `key` (the digests of its SEED_PASSES results), else made of their outputs."""
-    return seeds.get(key, lambda: seed_of(*(outputs.get(capture_id) for outputs in results)))
+    return seeds.get(key, lambda: seed_of(*(_read_once(outputs, capture_id) for outputs in results)))
 
 
 def _seed_key(results: list, capture_id: int) -> str | None:
@@ -288,8 +292,8 @@ def page_body(article: Article, wiki: Wiki) -> PageBody:
     html, citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
 
     def read() -> dict:
-        output = html.get(article.capture_id) or fallback_html(article, wiki.options)
-        references = (citations.get(article.capture_id) or {}).get("references", [])
+        output = _read_once(html, article.capture_id) or fallback_html(article, wiki.options)
+        references = (_read_once(citations, article.capture_id) or {}).get("references", [])
         return {
             "html": output["html"], "references_html": output.get("references_html", ""), "toc": output.get("toc", []),
             "further_reading": [ref for ref in references if not ref["cited"] and ref["source"] != "list"],
@@ -299,6 +303,14 @@ def page_body(article: Article, wiki: Wiki) -> PageBody:
         body = read()
         return PageBody(body, lambda: body)
     return PageBody([_identity(html, article.capture_id), _identity(citations, article.capture_id)], read)
+
+
+def _read_once(outputs, capture_id: int) -> dict | None:
+    """A result a page or seed is made of, decoded; a stored one is not held once read (each is read once)."""
+    if capture_id not in outputs:
+        return None
+    read = getattr(outputs, "read_once", None)  # StoredOutputs; plain results (tests) are read as they are
+    return read(capture_id) if read is not None else outputs[capture_id]
 
 
 def _identity(outputs, capture_id: int):

@@ -178,7 +178,10 @@ class PageJob:
             key = self.digest(page)
             if self.previous.keys.get(rel) == key and self.previous.exists(rel):
                 return rel, None, key
-        return rel, _render(self.env, self.settings, page, nav), key
+        data = _render(self.env, self.settings, page, nav)
+        if page.key[0] == "article":  # what its body read is not kept for the rest of the render
+            page.context["page"].body.release()
+        return rel, data, key
 
     def digest(self, page: Planned) -> str:
         """Everything an article or history page is rendered from.

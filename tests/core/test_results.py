@@ -122,3 +122,25 @@ def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_
     assert '"embed":false' in search
     assert [stored.output is not None for stored in again.stored.values()].count(True) == 60
     assert again.learned and {text for text, _, _ in again.learned} == {'"embed":false'}
+
+
+def test_released_outputs_are_read_again_and_a_page_read_holds_none(tmp_path):
+    outputs = [{"n": i, "diagnostics": []} for i in range(40)]
+    stored = _outputs(tmp_path, outputs)
+    assert [stored[i]["n"] for i in range(1, 41)] == list(range(40))  # past ONE_BY_ONE: all are read and held
+    assert all(result.output is not None for result in stored.stored.values())
+    stored.release()
+    assert all(result.output is None for result in stored.stored.values())
+    assert stored[7]["n"] == 6 and stored.stored[7].output is not None  # read again from the store
+    assert stored.read_once(9) == {"n": 8, "diagnostics": []} and stored.stored[9].output is None
+    assert stored.read_once(7)["n"] == 6  # one held is decoded from what is held
+
+
+def test_a_field_left_in_the_store_stays_there_when_an_output_is_read_once(tmp_path):
+    from pipeline.results import Stored, StoredOutputs
+
+    db = _store(tmp_path)
+    lazy = StoredOutputs(db, ("html",))
+    lazy.add(1, Stored(2, "digest", False))
+    read = lazy.read_once(1)
+    assert read["n"] == 2 and str(read["html"]) == TEMPLATE and lazy.stored[1].output is None
