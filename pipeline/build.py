@@ -20,7 +20,7 @@ from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect
 from pipeline.facts import Change, Facts, fact_sources, gather
 from pipeline.forks import fork_map
-from pipeline.heap import give_back
+from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
@@ -137,7 +137,7 @@ def process(
         wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
         if known is None:  # a command line's: what no later select reads need not stay (the pages read theirs)
             release_outputs(wiki, keep={name for later in planned_rounds[number:] for spec in later for name in spec.needs})
-            give_back()
+            give_back_memory()
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused
         # Small rounds are not worth the start-up of worker processes.

@@ -11,6 +11,7 @@ import os
 import secrets
 from pathlib import Path
 
+from pipeline.libc import sync_filesystem
 from pipeline.spool import faults
 
 TMP_PREFIX = ".tmp-"
@@ -45,16 +46,20 @@ def write_durably(final: Path, data: bytes, tmp_dir: Path, stage: str) -> None:
 
 
 def write_all_durably(files: list[tuple[Path, bytes]], tmp_dir: Path, stage: str) -> None:
-    """`write_durably` for many files: each written and fsynced under a temporary name, then
+    """`write_durably` for many files: each written under a temporary name, all synced, then
     each renamed, then each folder they went to fsynced once (a folder's fsync costs what a
-    file's does: for a worker's batch of events, half the fsyncs). A crash before those folder
-    syncs may lose a rename, never leave part of a file; the caller returns only after them."""
+    file's does). Two or more files are synced by one `syncfs` of their filesystem where there
+    is one (`libc.sync_filesystem`), else each by its fsync. A crash before the folder syncs may
+    lose a rename, never leave part of a file; the caller returns only after them."""
     written: list[tuple[Path, Path]] = []
+    batch = len(files) > 1
     try:
         for final, data in files:
             tmp = tmp_dir / f"{TMP_PREFIX}{final.name}.{secrets.token_hex(4)}"
             written.append((tmp, final))  # before the write: a failed one leaves its temporary file too
-            _write_synced(tmp, data, stage)
+            _write(tmp, data, stage, synced=not batch)
+        if batch:
+            _sync_all([tmp for tmp, _ in written], tmp_dir, stage)
         for tmp, final in written:
             with faults.around(f"{stage}.rename"):
                 os.rename(tmp, final)
@@ -66,12 +71,25 @@ def write_all_durably(files: list[tuple[Path, bytes]], tmp_dir: Path, stage: str
         raise
 
 
-def _write_synced(path: Path, data: bytes, stage: str) -> None:
+def _write(path: Path, data: bytes, stage: str, synced: bool) -> None:
     with faults.around(f"{stage}.open"):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         faults.write_all(fd, data, f"{stage}.write")
-        with faults.around(f"{stage}.fsync"):
-            os.fsync(fd)
+        if synced:
+            with faults.around(f"{stage}.fsync"):
+                os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _sync_all(paths: list[Path], folder: Path, stage: str) -> None:
+    with faults.around(f"{stage}.fsync"):
+        if sync_filesystem(folder):
+            return
+        for path in paths:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from spool_helpers import child_env, ping, pipeline_cmd, run_pipeline, wait_for
 
-from pipeline.spool import enqueue, enqueue_all, faults
+from pipeline.spool import enqueue, enqueue_all, faults, fsio
 from pipeline.spool.drain import TEMP_MAX_AGE, Drainer, DrainOptions
 from pipeline.spool.events import EventError, decode
 from pipeline.spool.layout import Spool
@@ -67,14 +67,19 @@ def test_steps_are_write_fsync_rename_then_fsync_the_directory(tmp_path, monkeyp
     assert calls == [("write", tmp), ("fsync", tmp), ("rename", final), ("fsync", spool.queue)]
 
 
-def test_many_events_are_each_written_and_synced_then_renamed_and_the_folder_synced_once(tmp_path, monkeypatch):
+@pytest.mark.parametrize("syncfs", [True, False], ids=["syncfs", "without syncfs"])
+def test_many_events_are_written_then_synced_then_renamed_and_the_folder_synced_once(tmp_path, monkeypatch, syncfs):
     spool = Spool(tmp_path / "spool").ensure()
     calls = _spy_on_file_steps(monkeypatch)
+    sync = fsio.sync_filesystem
+    monkeypatch.setattr(fsio, "sync_filesystem", lambda folder: calls.append(("syncfs", Path(folder))) or (
+        syncfs and sync(folder)))  # fmt: skip
     ids = enqueue_all([ping(n) for n in range(3)], spool.root)
     assert sorted(e["event_id"] for e in queued(spool.root)) == sorted(ids) and len(set(ids)) == 3
     tmps = [path for op, path in calls if op == "write"]
     finals = [path for op, path in calls if op == "rename"]
-    assert calls == [step for tmp in tmps for step in (("write", tmp), ("fsync", tmp))] + [
+    synced = [] if syncfs else [("fsync", tmp) for tmp in tmps]  # one syncfs, or (without it) each file's fsync
+    assert calls == [("write", tmp) for tmp in tmps] + [("syncfs", spool.root)] + synced + [
         ("rename", final) for final in finals] + [("fsync", spool.queue)]  # fmt: skip
     with pytest.raises(EventError):  # one invalid event: none is written
         enqueue_all([ping(4), {"type": "Not A Type"}], spool.root)
