@@ -26,6 +26,7 @@ WORD_CHAR = re.compile(WORD)
 NEWLINE = re.compile("\n")
 # Bytes of text: ASCII word characters kept, every other byte a space (see Matcher._present).
 ASCII_WORDS = bytes(c if c < 128 and re.fullmatch(r"\w", chr(c)) else 32 for c in range(256))
+ASCII_WORD_BYTES = bytes(c for c in range(128) if re.fullmatch(r"\w", chr(c)))
 # A name with these would break the `[[target|mention]]` it becomes.
 UNLINKABLE = re.compile(r"[\[\]|\n]")
 MATCHERS_KEPT = 8
@@ -180,11 +181,14 @@ def words_read(texts) -> set[str]:
     is split by bytes at once (`_present`'s way), its symbols taken as they are.
     """
     texts = list(texts)
-    joined = "\n".join(texts)  # a newline joins no tokens, and lowering ASCII is by character
+    joined = "\n".join(texts)  # a newline joins no tokens, and folds nothing
     if joined.isascii():
-        folded = joined.lower()
-        words = {word.decode() for word in folded.encode().translate(ASCII_WORDS).split()}
-        return words | {char for char in set(folded) if not char.isalnum() and char != "_"}
+        folded = joined.lower().encode()
+        words = set(folded.translate(ASCII_WORDS).decode().split())
+        return words | {chr(byte) for byte in set(folded.translate(None, ASCII_WORD_BYTES))}  # the symbols
+    folded = fold_in_place(joined)
+    if folded is not None:  # as each text would fold in place: all are NFC, no character grows
+        return set(TOKEN.findall(folded))
     words = set()
     for text in texts:
         folded = fold_in_place(text)

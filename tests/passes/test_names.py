@@ -57,3 +57,13 @@ def test_lines_with_first_words_are_every_line_that_may_start_a_name():
     assert names.fold_in_place(text + "STRAßE") is None  # "ß" folds to two letters: line by line
     assert matcher.lines_with_first_words(text + "STRAßE") == {0, 2, 4, 5}
     assert matcher.lines_with_first_words("nothing\nat all") == set()
+
+
+@pytest.mark.parametrize("other", ["plain words.", "STRAßE"], ids=["folded whole", "folded piece by piece"])
+def test_the_words_read_hold_every_word_of_the_names_the_texts_hold(other):
+    """`words_read` folds as names fold (`casefold`, not `lower`: a final sigma, the micro sign) and keeps symbols."""
+    texts = ["Η ΟΔΟΣ, 5 µs (.NET)", other]
+    read = names.words_read(texts)
+    for name in ["οδος", "Οδος", "5 μs", ".NET", "net"]:
+        assert set(names.term_key(name)[0]) <= read, name
+    assert "(" in read and "," in read
