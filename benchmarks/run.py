@@ -63,12 +63,13 @@ class Tool:
     code: str | None = None  # a pipeline's: where its package is and the digest of its source (`code_of`)
 
 
-def code_of(env: dict[str, str] | None) -> str:
-    """`<package folder> <digest>` of the pipeline the environment imports: a run whose code changes while
-    it runs (an editable install being edited) times two versions, and is void."""
+def code_of(env: dict[str, str] | None, cwd: Path) -> str:
+    """`<package folder> <digest>` of the pipeline the environment imports from `cwd` (where the tool runs: `-c`
+    imports from the current folder first): a run whose code changes while it runs (an editable install
+    being edited) times two versions, and is void."""
     where = subprocess.run(
         [sys.executable, "-c", "import pipeline, pathlib; print(pathlib.Path(pipeline.__file__).parent)"],
-        env=env, capture_output=True, text=True, check=True,
+        env=env, cwd=cwd, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     digest = hashlib.sha256()
     for file in sorted(Path(where).rglob("*.py")):
@@ -154,7 +155,7 @@ def tools_for(
         tools.append(pipeline_tool("baseline", root, root / "wiki-baseline", "-baseline", env))
     for tool in tools:
         warm_up(tool, root)
-        tool.code = code_of(tool.env)
+        tool.code = code_of(tool.env, tool.cwd)
         print(f"{tool.name}: {tool.code}")
     if hugo and shutil.which("hugo"):
         hugo_tree(wiki, root / "hugo")
@@ -205,7 +206,7 @@ def run_size(
             edit(tool, scenario, shape)
             tool.results[scenario], _ = timed(tool.command, tool.cwd, tool.env)
     for tool in tools:
-        if tool.code is not None and code_of(tool.env) != tool.code:
+        if tool.code is not None and code_of(tool.env, tool.cwd) != tool.code:
             print(f"WARNING: {tool.name}'s code changed during the run: its numbers are void")
     return tools
 

@@ -1,5 +1,6 @@
 """A small run (N=50) of the benchmark code, so it cannot rot. Timing goals live in benchmarks/, not here."""
 
+import os
 import sys
 
 from conftest import REPO
@@ -76,7 +77,17 @@ def test_preview_times_the_reload_and_the_search_index(tmp_path):
 
 def test_a_run_names_the_code_it_times_and_says_when_it_changed(tmp_path, capsys, monkeypatch):
     codes = iter(["/pkg aaaa", "/pkg bbbb"])  # the second look finds other code: edited during the run
-    monkeypatch.setattr(run, "code_of", lambda env: next(codes))
+    monkeypatch.setattr(run, "code_of", lambda env, cwd: next(codes))
     run.run_size(50, tmp_path, hugo=False, mkdocs=False)
     out = capsys.readouterr().out
     assert "pipeline: /pkg aaaa" in out and "WARNING: pipeline's code changed during the run" in out
+
+
+def test_the_code_named_is_the_one_the_tool_imports_in_its_own_folder(tmp_path):
+    for name in ("here", "there"):
+        (tmp_path / name / "pipeline").mkdir(parents=True)
+        (tmp_path / name / "pipeline" / "__init__.py").write_text(f"# {name}\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "there")}
+    assert run.code_of(env, tmp_path).startswith(f"{tmp_path / 'there' / 'pipeline'} ")
+    # `python -c` imports from its current folder first: run from a checkout, it would name that checkout.
+    assert run.code_of(env, tmp_path / "here").startswith(f"{tmp_path / 'here' / 'pipeline'} ")
