@@ -135,8 +135,8 @@ def process(
             digests=digests, cache=known and known.plans,
         )  # fmt: skip
         wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
-        if known is None:  # a command line's: what no later select reads need not stay (the pages read theirs)
-            release_outputs(wiki, keep={name for later in planned_rounds[number:] for spec in later for name in spec.needs})
+        if known is None:  # a command line's build: what no later select reads need not stay (pages read theirs)
+            release_outputs(wiki, planned_rounds[number:])
             give_back_memory()
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused
@@ -156,12 +156,13 @@ def process(
     return report
 
 
-def release_outputs(wiki: Wiki, keep: set[str]) -> None:
-    """Let go of the outputs selects read, but those of the passes in `keep`: after a 10k cold build's
-    last plan, 110 MB of JSON, mostly mentions and links outputs no page shows."""
+def release_outputs(wiki: Wiki, later_rounds: list[list[PassSpec]]) -> None:
+    """Let go of the outputs selects read, but those the passes of `later_rounds` need: after a 10k
+    cold build's last plan, 110 MB of JSON, mostly mentions and links outputs no page shows."""
+    needed = {name for specs in later_rounds for spec in specs for name in spec.needs}
     for name, outputs in wiki.results.items():
         release = getattr(outputs, "release", None)
-        if release is not None and name not in keep:
+        if release is not None and name not in needed:
             release()
 
 
