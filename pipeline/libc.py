@@ -14,18 +14,20 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from functools import lru_cache
 
 
 @lru_cache(maxsize=None)
 def _function(name: str):
-    """The C library's function `name`, or None when there is none."""
-    library = ctypes.util.find_library("c")
+    """The C library's function `name`, or None when there is none.
+
+    Looked up among the symbols the process has loaded, the C library's among them (finding the
+    library by name would run `ldconfig` at each build).
+    """
     try:
-        return getattr(ctypes.CDLL(library, use_errno=True), name) if library else None
-    except (OSError, AttributeError):
+        return getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, TypeError, AttributeError):  # TypeError: no such handle (Windows)
         return None
 
 
