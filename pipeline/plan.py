@@ -98,8 +98,10 @@ def plan_round(
                 save_kept(conn, spec, lent.worlds[spec.name][0], built)
         existing = _existing_jobs(conn, rows)
         missing = [row for row in rows if row[:4] not in existing]
-        # Jobs that exist already have their inputs stored: only new jobs' inputs need writing.
-        needed = {sha for row in missing for sha in jsonio.loads(row[4]).values()}
+        # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
+        # blob is some row's input, so when every job is new (a cold build: 104,000 at 10k) all are.
+        needed = blobs.keys() if len(missing) == len(rows) else {
+            sha for row in missing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
         conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
         conn.executemany(
             """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
