@@ -160,10 +160,9 @@ def release_outputs(wiki: Wiki, later_rounds: list[list[PassSpec]]) -> None:
     """Let go of the outputs selects read, but those the passes of `later_rounds` need: after a 10k
     cold build's last plan, 110 MB of JSON, mostly mentions and links outputs no page shows."""
     needed = {name for specs in later_rounds for spec in specs for name in spec.needs}
-    for name, outputs in wiki.results.items():
-        release = getattr(outputs, "release", None)
-        if release is not None and name not in needed:
-            release()
+    for name, outputs in wiki.results.items():  # a build's are all StoredOutputs (`load_results`)
+        if name not in needed:
+            outputs.release()
 
 
 @contextmanager

@@ -26,7 +26,8 @@ WORD_CHAR = re.compile(WORD)
 NEWLINE = re.compile("\n")
 # Bytes of text: ASCII word characters kept, every other byte a space (see Matcher._present).
 ASCII_WORDS = bytes(c if c < 128 and re.fullmatch(r"\w", chr(c)) else 32 for c in range(256))
-ASCII_WORD_BYTES = bytes(c for c in range(128) if re.fullmatch(r"\w", chr(c)))
+# ASCII bytes that are no symbol token (TOKEN's `[^\w\s]`): word characters and white space.
+ASCII_NO_SYMBOL = bytes(c for c in range(128) if re.fullmatch(r"[\w\s]", chr(c)))
 # A name with these would break the `[[target|mention]]` it becomes.
 UNLINKABLE = re.compile(r"[\[\]|\n]")
 MATCHERS_KEPT = 8
@@ -185,7 +186,7 @@ def words_read(texts) -> set[str]:
     if joined.isascii():
         folded = joined.lower().encode()
         words = set(folded.translate(ASCII_WORDS).decode().split())
-        return words | {chr(byte) for byte in set(folded.translate(None, ASCII_WORD_BYTES))}  # the symbols
+        return words | {chr(byte) for byte in set(folded.translate(None, ASCII_NO_SYMBOL))}  # the symbols
     folded = fold_in_place(joined)
     if folded is not None:  # as each text would fold in place: all are NFC, no character grows
         return set(TOKEN.findall(folded))

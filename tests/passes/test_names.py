@@ -67,3 +67,5 @@ def test_the_words_read_hold_every_word_of_the_names_the_texts_hold(other):
     for name in ["οδος", "Οδος", "5 μs", ".NET", "net"]:
         assert set(names.term_key(name)[0]) <= read, name
     assert "(" in read and "," in read
+    for text in texts, ["all ascii\there (.NET)"]:  # white space is no token, in ASCII text either
+        assert not {word for word in names.words_read(text) if word.isspace()}
