@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
+from pipeline.contracts import COMPILED_CONTRACTS
 from pipeline.diagnostics import Diagnostic, collect
 from pipeline.facts import Change, Facts, fact_sources, gather
 from pipeline.forks import fork_map
@@ -88,7 +89,7 @@ class BuildReport:
 
 def passes_for(config: Config) -> list[PassSpec]:
     try:
-        return load_passes(config.passes)
+        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS)
     except PassLoadError as exc:
         raise UserError(str(exc)) from None
 

@@ -184,3 +184,19 @@ def test_a_command_line_build_lets_go_of_the_outputs_it_read_and_a_warm_one_keep
     (config.content_dir / "b.md").write_text(WIKI["b.md"].replace("Beta", "Bet"))  # every link's world changes
     warm = build(config, workers=1, site=True, warm=Warm())
     assert _held(warm)["links"] == 4  # what the selects read, kept for the next build
+
+
+def test_the_next_build_loads_the_contracts_a_build_compiled(make_wiki, monkeypatch):
+    import fastjsonschema
+
+    from pipeline import contracts
+
+    config = make_wiki(WIKI, search=False)
+    monkeypatch.setattr(contracts, "_COMPILED", {})
+    build(config, workers=1, site=True)
+    assert len(list((config.state_dir / contracts.COMPILED_CONTRACTS).iterdir())) == 8  # one per pass
+    monkeypatch.setattr(contracts, "_COMPILED", {})  # as in a new process
+    monkeypatch.setattr(fastjsonschema, "compile_to_code", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
+    report = build(config, workers=1, site=True)
+    assert report.process.work.done and not report.process.failures  # its jobs' outputs checked, nothing compiled

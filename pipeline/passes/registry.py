@@ -16,6 +16,7 @@ from types import ModuleType
 
 import fastjsonschema
 
+from pipeline.contracts import compiled
 from pipeline.passes.base import WIKI_PARTS, PassSpec
 
 # Order matters only for display; execution order follows NEEDS.
@@ -27,13 +28,17 @@ class PassLoadError(Exception):
     """A pass module is missing or does not fulfil the pass contract."""
 
 
-def load_passes(extra: list[str] | tuple[str, ...] = (), *, base_dir: Path = Path("."), entry_points: bool = True):
-    """Return the PassSpecs of every registered pass, built-in first."""
+def load_passes(
+    extra: list[str] | tuple[str, ...] = (), *, base_dir: Path = Path("."), entry_points: bool = True,
+    compiled_in: Path | None = None,
+):
+    """Return the PassSpecs of every registered pass, built-in first (`compiled_in`: where their
+    compiled contracts are kept between processes, see `pipeline/contracts.py`)."""
     modules = [importlib.import_module(name) for name in BUILTIN]
     modules += [_import(ref, base_dir) for ref in extra]
     if entry_points:
         modules += [ep.load() for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)]
-    specs = [spec_of(module) for module in modules]
+    specs = [spec_of(module, compiled_in) for module in modules]
     names = [spec.name for spec in specs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -60,7 +65,7 @@ def rounds(specs: list[PassSpec]) -> list[list[PassSpec]]:
     return result
 
 
-def spec_of(module: ModuleType) -> PassSpec:
+def spec_of(module: ModuleType, compiled_in: Path | None = None) -> PassSpec:
     """Check a module against the pass contract and wrap it."""
     where = getattr(module, "__name__", repr(module))
     for attribute in ("NAME", "VERSION", "CONTRACT", "run"):
@@ -83,7 +88,7 @@ def spec_of(module: ModuleType) -> PassSpec:
         run=module.run,
         select=getattr(module, "select", None),
         needs=needs,
-        validate=LazyValidator(contract, where),
+        validate=LazyValidator(contract, where, compiled_in),
         module=where,
         reads=reads,
         reads_own=reads_own,
@@ -120,18 +125,19 @@ def _reads(module: ModuleType, attribute: str, where: str) -> tuple | None:
 class LazyValidator:
     """Compiles a contract on first use: a build whose jobs are all reused never pays for it.
 
-    The schema itself is checked when the pass is loaded, which is cheap.
+    The schema itself is checked when the pass is loaded, which is cheap; the compiled code is
+    kept in the process, and in `folder` when given (`pipeline/contracts.py`).
     """
 
-    def __init__(self, contract: dict, where: str) -> None:
+    def __init__(self, contract: dict, where: str, folder: Path | None = None) -> None:
         if not isinstance(contract, dict) or not isinstance(contract.get("type", "object"), (str, list)):
             raise PassLoadError(f"pass module {where}: CONTRACT is not a valid JSON Schema object")
-        self.contract, self.where, self.compiled = contract, where, None
+        self.contract, self.where, self.folder, self.compiled = contract, where, folder, None
 
     def __call__(self, output):
         if self.compiled is None:
             try:
-                self.compiled = fastjsonschema.compile(self.contract)
+                self.compiled = compiled(self.contract, self.folder)
             except fastjsonschema.JsonSchemaDefinitionException as exc:  # fails the job, with this message
                 raise ValueError(f"pass module {self.where}: CONTRACT is not a valid JSON Schema: {exc}") from None
         return self.compiled(output)

@@ -34,7 +34,7 @@ from pipeline.text import heading_slug
 from pipeline.urls import wanted_url
 
 NAME = "wikilinks"
-VERSION = 2
+VERSION = 3
 CONTRACT_VERSION = 1
 NEEDS = ("metadata", "headings", "links")
 KEEP = ("wikilinks.index",)  # built from metadata, data and options; headings are read through this build
