@@ -1,6 +1,7 @@
 """Time pipeline side by side with Hugo and MkDocs on one synthetic wiki.
 
-    python benchmarks/run.py [--sizes 1000 10000] [--workdir DIR] [--no-hugo] [--no-mkdocs] [--baseline DIR]
+    python benchmarks/run.py [--sizes 1000 10000] [--workdir DIR] [--no-hugo] [--no-mkdocs]
+                             [--baseline DIR] [--repeat N]
 
 For each size it generates a wiki (benchmarks/generate.py) and times, in one
 run: a cold build, a rebuild with no change, a rebuild after editing one
@@ -10,8 +11,12 @@ reused. When `hugo` (Debian package) and `mkdocs` with the Material theme are
 installed, it builds the same English articles with them, the same way, and
 prints ratios. With `--baseline DIR` (another checkout of pipeline, e.g. a
 `git worktree` of an older commit) it times that version too, on its own copy
-of the wiki, so before and after are a ratio in one run. Never run by CI:
-timing goals live here, not in tests.
+of the wiki, so before and after are a ratio in one run. With `--repeat N`
+each rebuild scenario is made N times (each time another edit of the same
+kind), every tool starting a repeat in turn, and the median is reported with
+the range: the tool that runs first after another's build is slower (its
+writes, the page cache), which a single run cannot tell from the code. Never
+run by CI: timing goals live here, not in tests.
 
 A tree an earlier run left in the work folder is deleted after this run's
 timing, not before (`set_aside`): on this machine's disk, making files just
@@ -58,7 +63,8 @@ class Tool:
     command: list[str]
     sources: Path  # where an article's English file lives, for the edits
     cwd: Path
-    results: dict[str, Timing] = field(default_factory=dict)
+    results: dict[str, Timing] = field(default_factory=dict)  # the median run of each scenario
+    runs: dict[str, list[Timing]] = field(default_factory=dict)  # every run of each scenario
     env: dict[str, str] | None = None
     code: str | None = None  # a pipeline's: where its package is and the digest of its source (`code_of`)
 
@@ -100,19 +106,20 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
     return timing, output
 
 
-def edit(tool: Tool, scenario: str, shape: Shape) -> None:
-    """Apply one scenario's change to the tool's copy of the sources."""
+def edit(tool: Tool, scenario: str, shape: Shape, repeat: int = 0) -> None:
+    """Apply one scenario's change to the tool's copy of the sources (its `repeat`-th: each is another change)."""
     target = tool.sources / path_of(7)
     if scenario == "edit-body":
         target.write_text(target.read_text(encoding="utf-8") + "\nOne more sentence about the build.\n", encoding="utf-8")
     elif scenario == "edit-link":  # a body edit that links to one more article (whose "What links here" changes)
-        target.write_text(target.read_text(encoding="utf-8") + f"\nSee also [[{slug_of(11)}]].\n", encoding="utf-8")
+        link = f"\nSee also [[{slug_of(11 + repeat)}]].\n"
+        target.write_text(target.read_text(encoding="utf-8") + link, encoding="utf-8")
     elif scenario == "edit-title":
-        text = target.read_text(encoding="utf-8")
-        target.write_text(re.sub(r'^title: ".*"$', 'title: "A Renamed Topic"', text, count=1, flags=re.M), encoding="utf-8")
+        text, title = target.read_text(encoding="utf-8"), "A Renamed Topic" + (f" {repeat + 1}" if repeat else "")
+        target.write_text(re.sub(r'^title: ".*"$', f'title: "{title}"', text, count=1, flags=re.M), encoding="utf-8")
     elif scenario == "add-article":
-        new = tool.sources / path_of(shape.articles)
-        new.write_text(article_text(shape.articles, shape), encoding="utf-8")
+        new = tool.sources / path_of(shape.articles + repeat)
+        new.write_text(article_text(shape.articles + repeat, shape), encoding="utf-8")
 
 
 def pipeline_tool(name: str, root: Path, wiki: Path, suffix: str = "", env: dict | None = None) -> Tool:
@@ -185,10 +192,11 @@ def set_aside(root: Path) -> Path | None:
 
 def run_size(
     articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None,
-    aside: list[Path] | None = None,
+    aside: list[Path] | None = None, repeat: int = 1,
 ) -> list[Tool]:
-    """Generate a wiki of `articles` and time every tool on every scenario; a tree an earlier run left
-    is set aside into `aside` (the caller deletes those once done timing), or else deleted first."""
+    """Generate a wiki of `articles` and time every tool on every scenario (each rebuild `repeat` times);
+    a tree an earlier run left is set aside into `aside` (the caller deletes those once done timing),
+    or else deleted first."""
     shape = Shape(articles=articles)
     root = workdir / f"n{articles}"
     old = set_aside(root)
@@ -202,22 +210,32 @@ def run_size(
     print(f"\n== {articles} articles ({files} files) ==")
     tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000, search, baseline)
     for scenario in SCENARIOS:
-        for tool in tools:
-            edit(tool, scenario, shape)
-            tool.results[scenario], _ = timed(tool.command, tool.cwd, tool.env)
+        for number in range(1 if scenario == "cold" else repeat):
+            for tool in tools[number % len(tools) :] + tools[: number % len(tools)]:  # each tool first in turn
+                edit(tool, scenario, shape, number)
+                tool.runs.setdefault(scenario, []).append(timed(tool.command, tool.cwd, tool.env)[0])
+    for tool in tools:
+        tool.results = {scenario: median(runs) for scenario, runs in tool.runs.items()}
     for tool in tools:
         if tool.code is not None and code_of(tool.env, tool.cwd) != tool.code:
             print(f"WARNING: {tool.name}'s code changed during the run: its numbers are void")
     return tools
 
 
+def median(runs: list[Timing]) -> Timing:
+    """The run of median wall time (of an even number, the faster of the two in the middle)."""
+    return sorted(runs, key=lambda t: t.wall)[(len(runs) - 1) // 2]
+
+
 def report(tools: list[Tool]) -> None:
-    head = f"{'tool':10} {'scenario':12} {'wall s':>8} {'cpu s':>8} {'rss MB':>8} {'pages':>7} {'jobs run':>9} {'reused':>7}"
-    print(head)
+    print(f"{'tool':10} {'scenario':12} {'wall s':>8} {'range s':>13} {'cpu s':>8} {'rss MB':>8} "
+          f"{'pages':>7} {'jobs run':>9} {'reused':>7}")
     for tool in tools:
         for scenario, t in tool.results.items():
+            walls = [run.wall for run in tool.runs.get(scenario, [t])]
+            spread = f"{min(walls):.2f}-{max(walls):.2f}" if len(walls) > 1 else ""
             extra = f"{t.pages:>7} {t.jobs_run:>9} {t.jobs_reused:>7}" if t.pages is not None else ""
-            print(f"{tool.name:10} {scenario:12} {t.wall:8.2f} {t.cpu:8.2f} {t.rss_mb:8.0f} {extra}")
+            print(f"{tool.name:10} {scenario:12} {t.wall:8.2f} {spread:>13} {t.cpu:8.2f} {t.rss_mb:8.0f} {extra}")
     ours = tools[0].results
     for other in tools[1:]:
         for scenario in SCENARIOS:
@@ -233,10 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-mkdocs", action="store_true")
     parser.add_argument("--search", action="store_true", help="let pipeline build its Pagefind index too")
     parser.add_argument("--baseline", type=Path, help="another checkout of pipeline to time side by side")
+    parser.add_argument("--repeat", type=int, default=1, help="make each rebuild N times, report the median")
     args = parser.parse_args(argv)
     aside: list[Path] = []
     for size in args.sizes:
-        report(run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline, aside))
+        tools = run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline, aside,
+                         max(1, args.repeat))  # fmt: skip
+        report(tools)
     for tree in aside:  # after all timing (see `set_aside`); the next run had best start a few minutes later
         shutil.rmtree(tree, ignore_errors=True)
     return 0

@@ -1,6 +1,7 @@
 """A small run (N=50) of the benchmark code, so it cannot rot. Timing goals live in benchmarks/, not here."""
 
 import os
+import re
 import sys
 
 from conftest import REPO
@@ -39,6 +40,33 @@ def test_runner_times_every_scenario(tmp_path, capsys):
     assert results["add-article"].pages >= 1
     run.report([tool])
     assert "no-change" in capsys.readouterr().out
+
+
+def test_a_repeated_run_makes_each_rebuild_again_each_tool_first_in_turn(tmp_path, monkeypatch, capsys):
+    order = []
+    timed = run.timed
+
+    def recording(command, cwd, env=None):
+        timing, output = timed(command, cwd, env)
+        order.append(("baseline" if "-baseline" in " ".join(command) else "pipeline", timing.jobs_run))
+        return timing, output
+
+    monkeypatch.setattr(run, "timed", recording)
+    tools = run.run_size(20, tmp_path, hugo=False, mkdocs=False, baseline=REPO, repeat=2)
+    order = order[2:]  # the warm-ups
+    assert [name for name, _ in order[:2]] == ["pipeline", "baseline"]  # cold: once each
+    assert [name for name, _ in order[2:6]] == ["pipeline", "baseline", "baseline", "pipeline"]  # no-change twice
+    pipeline = tools[0]
+    assert [len(pipeline.runs[scenario]) for scenario in run.SCENARIOS] == [1, 2, 2, 2, 2, 2]
+    for scenario in ("edit-body", "edit-link", "edit-title", "add-article"):  # each repeat another change
+        assert all(timing.jobs_run > 0 for timing in pipeline.runs[scenario]), scenario
+    walls = sorted(timing.wall for timing in pipeline.runs["edit-body"])
+    assert pipeline.results["edit-body"].wall == walls[0]  # the median: of two, the faster
+    capsys.readouterr()
+    run.report(tools)
+    lines = capsys.readouterr().out.splitlines()
+    cold, edit = (next(line for line in lines if line.startswith(f"pipeline   {s}")) for s in ("cold", "edit-body"))
+    assert re.search(r" \d+\.\d\d-\d+\.\d\d ", edit) and not re.search(r"\d-\d", cold)  # a rebuild's range
 
 
 def test_an_earlier_runs_tree_is_set_aside_not_deleted_before_timing(tmp_path):
