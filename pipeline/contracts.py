@@ -31,16 +31,15 @@ _ENTRY = re.compile(r"^def (\w+)\(", re.MULTILINE)  # the schema's own function 
 
 def compiled(schema: dict, folder: Path | None = None) -> Validator:
     """The validating function of `schema`, compiled once (raises JsonSchemaDefinitionException for a bad one)."""
-    key = _key(schema)
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON (a custom pass's): no digest names it, compiled each time
+        return fastjsonschema.compile(schema)
+    key = hashlib.sha256(f"{fastjsonschema.VERSION}|{importlib.util.MAGIC_NUMBER.hex()}|{text}".encode()).hexdigest()
     validator = _COMPILED.get(key)
     if validator is None:
         validator = _COMPILED[key] = _load(key, folder) or _compile(schema, key, folder)
     return validator
-
-
-def _key(schema: dict) -> str:
-    text = json.dumps(schema, sort_keys=True, default=repr)
-    return hashlib.sha256(f"{fastjsonschema.VERSION}|{importlib.util.MAGIC_NUMBER.hex()}|{text}".encode()).hexdigest()
 
 
 def _compile(schema: dict, key: str, folder: Path | None) -> Validator:

@@ -68,3 +68,25 @@ def test_another_schema_is_kept_apart(new_process, tmp_path):
     compiled(SCHEMA, tmp_path)
     other = compiled({**SCHEMA, "required": ["slug"]}, tmp_path)
     assert other({"slug": "a"}) and len(list(tmp_path.iterdir())) == 2
+
+
+def test_a_schema_with_an_id_and_references_is_checked_by_its_own_function(new_process, monkeypatch, tmp_path):
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://example.com/page.json",
+        "definitions": {"link": {"type": "object", "required": ["target"]}},
+        "type": "object", "properties": {"links": {"type": "array", "items": {"$ref": "#/definitions/link"}}},
+    }  # fmt: skip
+    compiled(schema, tmp_path)
+    monkeypatch.setattr(contracts, "_COMPILED", {})
+    check = compiled(schema, tmp_path)  # loaded: the schema's function is the first the code defines
+    assert check({"links": [{"target": "a"}]})
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):
+        check({"links": [{}]})  # checked through the reference
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):
+        check([])
+
+
+def test_a_schema_that_is_not_json_is_compiled_without_keeping_it(new_process, tmp_path):
+    schema = {"type": "object", "properties": {"a": {"enum": [frozenset()]}}}
+    assert compiled(schema, tmp_path)({"b": 1}) == {"b": 1}
+    assert not list(tmp_path.iterdir())

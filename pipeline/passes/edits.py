@@ -13,6 +13,7 @@ import hashlib
 from typing import Iterable
 
 NO_NEWLINE = "\\ No newline at end of file\n"
+CONTEXT = 3  # lines of context around each change, as `diff -u` and `git diff` write
 
 EDIT_SCHEMA = {
     "type": ["object", "null"],
@@ -90,8 +91,8 @@ def unified_diff(path: str, before: list[str], after: list[str]) -> str:
 
     `after` has as many lines as `before` (a replacement never spans lines), so the changed lines
     are found by position, and written as difflib writes them (three lines of context, a hunk
-    per changes more than six lines apart): difflib matched every line with every other, 1.2 s
-    of CPU in a cold build of 10,000 articles (12,000 mention suggestions), where this takes 0.1.
+    per changes more than six lines apart). difflib matched every line with every other: about
+    1.2 s of CPU in a cold build of 10,000 articles (12,000 proposals); this takes 0.17x the time.
     """
     rows = []
     for group in _hunks(_changed_runs(before, after)):
@@ -107,9 +108,6 @@ def unified_diff(path: str, before: list[str], after: list[str]) -> str:
         rows = [f"--- a/{path}\n", f"+++ b/{path}\n", *rows]
     # Header rows always end with a newline; only a last content line may not.
     return "".join(row if row.endswith("\n") else row + "\n" + NO_NEWLINE for row in rows)
-
-
-CONTEXT = 3  # lines of context around each change, as `diff -u` and `git diff` write
 
 
 def _changed_runs(before: list[str], after: list[str]) -> list[tuple[int, int]]:
