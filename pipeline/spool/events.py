@@ -9,9 +9,7 @@ field. The schema is the contract: `pipeline spool schema` prints it.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import functools
-import hashlib
 import json
 import uuid
 from typing import Any
@@ -125,18 +123,6 @@ def parse_loose(data: bytes) -> dict | None:
     if not isinstance(event, dict) or not isinstance(event.get("event_id"), str):
         return None
     return event
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def unified_diff(path: str, before: str, after: str) -> str:
-    """The edit as a unified diff with `a/` and `b/` headers, as `git diff` writes it."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{path}", f"b/{path}"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def edit_event(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 
 import pytest
@@ -11,14 +12,19 @@ from hypothesis import strategies as st
 
 from pipeline.errors import UserError
 from pipeline.spool import events
-from pipeline.spool.events import EventError, decode, edit_event, encode, prepare, sha256_text, unified_diff
+from pipeline.spool.events import EventError, decode, edit_event, encode, prepare
 
 BEFORE = "See the Jobs page.\n"
 AFTER = "See the [[jobs-and-results|Jobs]] page.\n"
+DIFF = "--- a/guide.md\n+++ b/guide.md\n@@ -1 +1 @@\n-See the Jobs page.\n+See the [[jobs-and-results|Jobs]] page.\n"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def an_edit(applied: bool = False) -> dict:
-    diff = unified_diff("guide.md", BEFORE, AFTER)
+    diff = DIFF
     return edit_event("guide.md", "autolink", "2", sha256_text(BEFORE), sha256_text(AFTER), diff, applied=applied)
 
 
@@ -28,26 +34,20 @@ def test_edit_event_carries_every_field_and_validates():
     assert event["payload"] == {
         "path": "guide.md", "pass_name": "autolink", "pass_version": "2",
         "source_sha256": sha256_text(BEFORE), "edited_sha256": sha256_text(AFTER),
-        "diff": unified_diff("guide.md", BEFORE, AFTER), "applied": False,
+        "diff": DIFF, "applied": False,
     }
     assert len(event["event_id"]) == 32 and event["created_at"].endswith("Z")
     assert an_edit(applied=True)["type"] == "edit.applied"
 
 
 def test_edit_event_takes_a_stable_event_id_from_the_caller():
-    diff = unified_diff("guide.md", BEFORE, AFTER)
+    diff = DIFF
     event = edit_event("guide.md", "autolink", "2", sha256_text(BEFORE), sha256_text(AFTER), diff,
                        applied=True, event_id="edit-" + "a" * 32)
     assert event["event_id"] == "edit-" + "a" * 32
     with pytest.raises(EventError, match="event_id"):
         edit_event("guide.md", "autolink", "2", sha256_text(BEFORE), sha256_text(AFTER), diff,
                    applied=True, event_id="no spaces allowed")
-
-
-def test_unified_diff_has_git_headers_and_the_change():
-    diff = unified_diff("guide.md", BEFORE, AFTER)
-    assert diff.splitlines()[:2] == ["--- a/guide.md", "+++ b/guide.md"]
-    assert "-See the Jobs page." in diff and "+See the [[jobs-and-results|Jobs]] page." in diff
 
 
 def test_generated_ids_differ_and_given_ones_are_kept():
