@@ -23,7 +23,6 @@ from pipeline.text import lookup_key
 from pipeline.urls import article_url
 from pipeline.source import name_lang_slug
 
-STEPS = ("path", "exact", "normalized", "alias", "redirect", "title")
 MAX_REDIRECT_HOPS = 5
 FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language
 
