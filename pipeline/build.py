@@ -128,12 +128,14 @@ def process(
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     paths = {article.capture_id: article.path for article in articles}
     used: set[int] = set()
+    # Results known by job id: the memos' (read with them) and, in a long-lived process, the last builds'.
+    outputs: dict[int, tuple[str, Stored]] = known.outputs if known is not None else {}
     waiting = lambda held: progress.stage(f"waiting for {held} jobs another process holds")  # noqa: E731
     planned_rounds = rounds(specs)
     for number, round_specs in enumerate(planned_rounds, start=1):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
-            digests=digests, cache=known and known.plans,
+            digests=digests, cache=known and known.plans, results=outputs,
         )  # fmt: skip
         wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
         if known is None:  # a command line's build: what no later select reads need not stay (pages read theirs)
@@ -148,7 +150,7 @@ def process(
         report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
-        wiki.results.update(load_results(conn, plan, digests, lazy, known and known.outputs))
+        wiki.results.update(load_results(conn, plan, digests, lazy, outputs))
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     report.diagnostics = collect(wiki, report.problems, report.failures)

@@ -77,15 +77,17 @@ def fingerprint(article: Article, input_shas: dict[str, str]) -> str:
 def plan_round(
     conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int,
     now: float, workers: int = 1, digests: Digests | None = None, cache: PlanCache | None = None,
+    results: dict[int, tuple[str, Stored]] | None = None,
 ) -> Plan:
     """Create the missing jobs of `specs` for `articles`; return every job of the round.
 
     `digests` (of the results so far) let the last plan lend its jobs (`plan_memo`); `cache`,
-    kept by a long-lived process, holds the memos it read or wrote before.
+    kept by a long-lived process, holds the memos it read or wrote before. `results` (job id ->
+    (pass name, Stored)) gets the results of the memos read, for `load_results` to take as known.
     """
     plan = Plan()
     with write(conn):
-        lent = _lend(conn, specs, articles, wiki, digests or {}, cache)
+        lent = _lend(conn, specs, articles, wiki, digests or {}, cache, results)
         keep_mentions(conn, wiki.results.values())  # what the worlds' parts searched the outputs for
         # Article-major order: a worker's batch then holds several passes of one article,
         # so a parse cached in the worker process serves all of them.
@@ -144,12 +146,13 @@ class _Lent:
 
 
 def _lend(
-    conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests, cache: PlanCache | None
+    conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests,
+    cache: PlanCache | None, results: dict | None,
 ) -> _Lent:
     lent = _Lent(specs, articles, {}, {})
     for spec in specs:
         world = world_of(spec, wiki, digests)
-        memo = load_memo(conn, spec, world, cache)
+        memo = load_memo(conn, spec, world, cache, results)
         lent.worlds[spec.name] = (world, not memo)
         # Before the own digests, which may read a kept index (pairing's evidence reads its index).
         kept = load_kept(conn, spec, world) if spec.keeps else {}

@@ -49,6 +49,7 @@ from pathlib import Path
 import pipeline
 from pipeline import jsonio
 from pipeline.passes.base import WIKI_PARTS, Article, PassSpec, Wiki
+from pipeline.results import Stored
 
 Digests = dict[str, dict[int, str]]  # pass name -> capture id -> sha256 of the result's JSON
 
@@ -169,9 +170,15 @@ class PlanCache:
 
 
 def load_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None
+    conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None,
+    results: dict[int, tuple[str, Stored]] | None = None,
 ) -> dict[int, tuple[str, int]]:
-    """capture id -> (own digest, job id) of the last plan, when it was made in `world` (else nothing)."""
+    """capture id -> (own digest, job id) of the last plan, when it was made in `world` (else nothing).
+
+    `results` (job id -> (pass name, Stored)) gets the digest of each memo job's result, read in the
+    same query: the jobs a plan lends are those whose results the build then loads (one query per
+    pass instead of two, 0.13 s of an edit build at 10k).
+    """
     key = (spec.name, spec.version)
     row = conn.execute("SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
     if row is None or row[0] != world:
@@ -179,10 +186,27 @@ def load_memo(
     held = cache.held(key, world) if cache is not None else None
     if held is not None:
         return held
-    rows = conn.execute("SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
-    memo = {capture_id: (own, job_id) for capture_id, own, job_id in rows}
+    if results is None:
+        rows = conn.execute("SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
+        memo = {capture_id: (own, job_id) for capture_id, own, job_id in rows}
+    else:
+        memo = _memo_with_results(conn, key, results)
     if cache is not None:
         cache.memos[key] = (world, memo)
+    return memo
+
+
+def _memo_with_results(conn: sqlite3.Connection, key: tuple[str, int], results: dict) -> dict[int, tuple[str, int]]:
+    rows = conn.execute(
+        """SELECT m.capture_id, m.own, m.job_id, r.sha256, r.reports FROM plan_memo m
+           LEFT JOIN result_digests r ON r.job_id = m.job_id WHERE m.pass_name = ? AND m.pass_version = ?""",
+        key,
+    )
+    memo, name = {}, key[0]
+    for capture_id, own, job_id, sha, reports in rows:
+        memo[capture_id] = (own, job_id)
+        if sha is not None:  # a failed job has no result
+            results[job_id] = (name, Stored(job_id, sha, bool(reports)))
     return memo
 
 

@@ -93,6 +93,25 @@ def test_a_kept_cache_reads_no_memo_from_the_store_again(make_wiki, monkeypatch)
         assert (read == []) == (kept is not None), read  # without the cache, the same build reads them
 
 
+def test_the_results_of_lent_jobs_are_read_with_the_memo(make_wiki, monkeypatch):
+    import pipeline.build as build_module
+    from pipeline import plan
+
+    config, statements, lent = make_wiki(FILES, search=False), [], []
+    opened, lend = build_module.open_store, plan._lend
+    monkeypatch.setattr(build_module, "open_store", lambda path: _traced(opened(path), statements))
+    monkeypatch.setattr(plan, "_lend", lambda *args: lent.append(lend(*args)) or lent[-1])
+    build(config, workers=1)
+    (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", "Beta and more."))
+    statements.clear(), lent.clear()
+    report = build(config, workers=1)
+    lookups = [sql.partition("WHERE job_id IN")[2] for sql in statements if "FROM result_digests WHERE job_id IN" in sql]
+    asked = sum(ids.count(",") + 1 for ids in lookups)
+    # Only the jobs no memo lent are looked up alone: every lent job's digest came with its memo.
+    lent_jobs = sum(len(round_lent.jobs) for round_lent in lent)
+    assert lent_jobs > 0 and asked == len(report.process.created_jobs) + report.process.reused - lent_jobs
+
+
 def _traced(conn, statements: list):
     conn.set_trace_callback(statements.append)
     return conn
