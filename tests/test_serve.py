@@ -187,9 +187,10 @@ def test_a_search_index_stopped_midway_is_rebuilt_by_the_next_build(wiki, monkey
     indexed = []
     monkeypatch.setattr(publish, "index_site", lambda out_dir: indexed.append(out_dir))
     (searching.out_dir / "pagefind").mkdir()
-    (searching.out_dir / "pagefind" / "pagefind-ui.js").write_text("")  # the old index is still there
+    for name in ("pagefind-ui.js", "pagefind-ui.css", "shards.js"):  # the old index is still there
+        (searching.out_dir / "pagefind" / name).write_text("")
     report = build(searching, workers=1, site=True)
-    assert report.site.written == [] and indexed == [searching.out_dir]  # no page changed, yet it indexes
+    assert report.site.written == [] and [i.out_dir for i in indexed] == [searching.out_dir]  # no page changed, yet it indexes
     build(searching, workers=1, site=True, reuse=False)
     assert len(indexed) == 1  # once indexed, not again
 

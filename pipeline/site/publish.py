@@ -11,8 +11,9 @@ from pipeline.site import (
     COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending,
 )  # fmt: skip
 from pipeline.site.model import Model, build_model
-from pipeline.site.render import Previous, Settings, environment, render_files
-from pipeline.site.search import BackgroundIndex, has_index, index_site
+from pipeline.site.render import Previous, Settings, environment, page_file, render_files
+from pipeline.site.search import BackgroundIndex, Indexing, has_index, index_site
+from pipeline.site.shards import shards_of
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.theme import theme_digest
 from pipeline.site.state import kept_state
@@ -56,22 +57,23 @@ def render_site(
     )  # fmt: skip
     written()
     if search_pending(config) or (config.search and not has_index(config.out_dir)):
-        _index(config, report, search_later)
+        shards = shards_of([(page_file(page.url), page.lang) for page in model.articles], rendered.keys)
+        _index(config, Indexing(config.out_dir, config.state_dir, shards), report, search_later)
     return report
 
 
-def _index(config: Config, report: SiteReport, later: BackgroundIndex | None) -> None:
-    """Index the site now, or start indexing it in the background (`later`)."""
+def _index(config: Config, indexing: Indexing, report: SiteReport, later: BackgroundIndex | None) -> None:
+    """Index the site's shards now, or start indexing them in the background (`later`)."""
 
     def done(warning: str | None) -> None:
         if warning is None:
             (config.state_dir / SEARCH_PENDING).unlink(missing_ok=True)
 
     if later is not None:
-        later.start(config.out_dir, done)
+        later.start(indexing, done)
         report.indexing = True
         return
-    warning = index_site(config.out_dir)
+    warning = index_site(indexing)
     report.indexed = warning is None
     report.warnings += [warning] if warning else []
     done(warning)

@@ -1,13 +1,17 @@
-"""Full-text search: Pagefind indexes the written site, one index per `<html lang>`.
+"""Full-text search: Pagefind indexes the article pages, in shards (`shards.py`), into `pagefind/`.
 
 The `pagefind[bin]` package ships the binary, so indexing needs no network
-and the search works from any static host, or offline from the folder.
-Only the article body (`data-pagefind-body`) is indexed.
+and the search works from any static host. Only the article body
+(`data-pagefind-body`) is indexed. Each shard is one Pagefind run over a
+folder of links to its pages (in the state folder, never published) into a
+folder beside its bundle, which then replaces the bundle whole; the search
+box's script (`pagefind/shards.js`) and Pagefind's UI files sit at the top
+of `pagefind/`, where anything else (a removed shard, a stopped run's
+leftovers, the one-bundle layout of earlier versions) is deleted.
 
-A build indexes before it returns (`index_site`). The preview indexes in the
-background (`BackgroundIndex`): at 10,000 articles Pagefind takes longer
-than the rebuild, and an edit made meanwhile must not wait for an index of
-pages it is about to change.
+A build indexes the shards whose pages changed before it returns (`index_site`).
+The preview does it in the background (`BackgroundIndex`): an edit made
+meanwhile must not wait for an index of pages it is about to change.
 """
 
 from __future__ import annotations
@@ -21,29 +25,85 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-BUNDLE = "pagefind"
-NEXT = ".pagefind-next"  # beside the index: where a background run writes, to replace the index whole
-OLD = ".pagefind-old"
+from pipeline.site.shards import Shard, indexed, loader, record
+
+BUNDLE = "pagefind"  # in the output folder: every shard's bundle, the UI and the loader
+LOADER = "shards.js"
+UI_FILES = ("pagefind-ui.js", "pagefind-ui.css")
+STAGE = "search-stage"  # in the state folder: links to one shard's pages, for Pagefind to read
+NEXT, OLD = ".next-", ".old-"  # beside a shard's bundle: where a run writes, and the bundle it replaces
+ONE_BUNDLE_LEFTOVERS = (".pagefind-next", ".pagefind-old")  # what a stopped run of the one-bundle layout left
+STOPPED = "search index not built: stopped"
 TIMEOUT = 600
 
-
-def pagefind(out_dir: Path, bundle: Path) -> list[str]:
-    """The command indexing `out_dir` into the folder `bundle`."""
-    return [sys.executable, "-m", "pagefind", "--site", str(out_dir), "--output-path", str(bundle), "--silent"]
+Run = Callable[[list[str]], "tuple[int, str, str] | None"]  # argv -> (status, stdout, stderr); None: stopped
 
 
-def index_site(out_dir: Path) -> str | None:
-    """Index `out_dir` into `out_dir/pagefind/`; None when done, else one line saying why not.
+def pagefind(site: Path, bundle: Path) -> list[str]:
+    """The command indexing the folder `site` into the folder `bundle`."""
+    return [sys.executable, "-m", "pagefind", "--site", str(site), "--output-path", str(bundle), "--silent"]
 
-    What a background run left beside the index when its process was killed goes first: the
-    output folder is published."""
-    for leftover in (NEXT, OLD):
-        shutil.rmtree(Path(out_dir) / leftover, ignore_errors=True)
+
+@dataclass(frozen=True)
+class Indexing:
+    """What to index: the shards of the site in `out_dir` (its state folder keeps what each indexed)."""
+
+    out_dir: Path
+    state_dir: Path
+    shards: list[Shard]
+    command: Callable[[Path, Path], list[str]] | None = None  # (site folder, bundle) -> argv (None: `pagefind`'s)
+
+
+def index_site(indexing: Indexing, run: Run | None = None) -> str | None:
+    """Index the shards whose pages changed since they were indexed; None when all are, else one line
+    saying why not. `run` runs one Pagefind (None: stopped, and nothing more is done)."""
+    run = run or _run_to_end
+    root = indexing.out_dir / BUNDLE
+    for leftover in ONE_BUNDLE_LEFTOVERS:  # in the output folder, which is published
+        shutil.rmtree(indexing.out_dir / leftover, ignore_errors=True)
+    done, warning = indexed(indexing.state_dir), None
+    for shard in indexing.shards:
+        bundle = root / shard.folder
+        if done.get(shard.folder) == shard.digest and (bundle / "pagefind.js").is_file():
+            continue
+        outcome = _index_shard(indexing, shard, bundle, run)
+        if outcome is None:
+            return STOPPED
+        if outcome:
+            warning = warning or outcome
+            continue
+        done[shard.folder] = shard.digest
+        record(indexing.state_dir, done)
+    if indexing.shards and warning is None:
+        _finish(root, indexing.shards)
+        record(indexing.state_dir, {shard.folder: done[shard.folder] for shard in indexing.shards})
+    return warning
+
+
+def _index_shard(indexing: Indexing, shard: Shard, bundle: Path, run: Run) -> str | None:
+    """Index one shard beside its bundle, then put it in its place: "" when done, a warning line,
+    or None when stopped (the bundle that was there stays)."""
+    stage, fresh = indexing.state_dir / STAGE, bundle.with_name(NEXT + bundle.name)
+    for folder in (stage, fresh):
+        shutil.rmtree(folder, ignore_errors=True)
+    _stage(indexing.out_dir, shard.files, stage)
+    _seed(bundle, fresh)
+    outcome = run((indexing.command or pagefind)(stage, fresh))
+    shutil.rmtree(stage, ignore_errors=True)
+    warning = None if outcome is None else verdict(*outcome)
+    if outcome is None or warning:
+        shutil.rmtree(fresh, ignore_errors=True)
+        return warning
+    _replace(fresh, bundle)
+    return ""
+
+
+def _run_to_end(argv: list[str]) -> tuple[int, str, str]:
     try:
-        done = subprocess.run(pagefind(out_dir, Path(out_dir) / BUNDLE), capture_output=True, text=True, timeout=TIMEOUT)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:
-        return f"search index not built: {exc}"
-    return verdict(done.returncode, done.stdout, done.stderr)
+        return 1, "", str(exc)
+    return done.returncode, done.stdout, done.stderr
 
 
 def verdict(returncode: int, stdout: str, stderr: str) -> str | None:
@@ -56,40 +116,90 @@ def verdict(returncode: int, stdout: str, stderr: str) -> str | None:
     return f"search index not built: {last}"
 
 
+def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> None:
+    """Make `stage` a folder of the shard's pages at their paths in the site (linked, not copied)."""
+    for rel in files:
+        if not (out_dir / rel).is_file():  # removed since it was rendered (a page is never listed without one)
+            continue
+        target = stage / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not _linked(str(out_dir / rel), str(target)):
+            shutil.copy2(out_dir / rel, target)
+
+
+def _finish(root: Path, shards: list[Shard]) -> None:
+    """Write the loader and the UI (from a shard's bundle), and delete what no shard is."""
+    source = root / shards[0].folder
+    for name in UI_FILES:
+        if not (root / name).is_file() or (root / name).read_bytes() != (source / name).read_bytes():
+            shutil.copy2(source / name, root / name)
+    (root / LOADER).write_text(loader(shards), encoding="utf-8")
+    kept = {*UI_FILES, LOADER} | {shard.folder.split("/")[0] for shard in shards}
+    numbers = {(shard.folder.split("/")[0], shard.folder.split("/")[1]) for shard in shards}
+    for entry in root.iterdir():
+        if entry.name not in kept:
+            _remove(entry)
+        elif entry.is_dir():
+            for inner in entry.iterdir():
+                if (entry.name, inner.name) not in numbers:
+                    _remove(inner)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def has_index(out_dir: Path) -> bool:
-    return (Path(out_dir) / BUNDLE / "pagefind-ui.js").is_file()
+    return all((Path(out_dir) / BUNDLE / name).is_file() for name in (*UI_FILES, LOADER))
 
 
 @dataclass
 class _Run:
-    """One background run; `lock` keeps `stop` and the start of its process apart."""
+    """One background run; `lock` keeps `stop` and the start of each of its processes apart."""
 
     thread: threading.Thread | None = None
     process: subprocess.Popen | None = None
     stopped: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def run(self, argv: list[str]) -> tuple[int, str, str] | None:
+        """Run one Pagefind to its end, or until `stop` (None)."""
+        with self.lock:
+            if self.stopped:
+                return None
+            try:
+                self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            except OSError as exc:
+                return 1, "", str(exc)
+        try:
+            stdout, stderr = self.process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            stdout, stderr = self.process.communicate()
+        return None if self.stopped else (self.process.returncode, stdout, stderr)
+
 
 class BackgroundIndex:
     """The preview's search index: Pagefind runs after a build, and the next build does not wait for it.
 
     `start` stops a run still indexing an older site (out of date, and the new build needs the
-    CPU) and runs Pagefind into a folder beside the index (`NEXT`), which replaces the index when
-    the run ends well: a stopped run leaves the old index whole. `done(warning)` is called, from
-    the run's own thread, for a run that ended by itself: None when it indexed.
+    CPU) and indexes the shards out of date, each into a folder beside its bundle, which replaces
+    the bundle when its run ends well: a stopped run leaves the bundle it was making whole (and
+    those it finished, recorded). `done(warning)` is called, from the run's own thread, for a run
+    that ended by itself: None when it indexed.
     """
 
-    def __init__(
-        self, warn: Callable[[str], None] = lambda line: None, command: Callable[[Path, Path], list[str]] = pagefind
-    ) -> None:
+    def __init__(self, warn: Callable[[str], None] = lambda line: None) -> None:
         self.warn = warn  # gets the line of a run that failed
-        self.command = command  # (site folder, bundle folder) -> argv; tests stand in a slow indexer
         self._run: _Run | None = None
 
-    def start(self, out_dir: Path, done: Callable[[str | None], None]) -> None:
+    def start(self, indexing: Indexing, done: Callable[[str | None], None]) -> None:
         self.stop()
         run = self._run = _Run()
-        run.thread = threading.Thread(target=self._work, args=(run, Path(out_dir), done), daemon=True)
+        run.thread = threading.Thread(target=self._work, args=(run, indexing, done), daemon=True)
         run.thread.start()
 
     def running(self) -> bool:
@@ -111,32 +221,11 @@ class BackgroundIndex:
         if self._run is not None:
             self._run.thread.join()
 
-    def _work(self, run: _Run, out_dir: Path, done: Callable[[str | None], None]) -> None:
-        bundle, fresh, warning = out_dir / BUNDLE, out_dir / NEXT, None
-        shutil.rmtree(fresh, ignore_errors=True)
-        _seed(bundle, fresh)
-        with run.lock:
-            if not run.stopped:
-                try:
-                    run.process = subprocess.Popen(
-                        self.command(out_dir, fresh), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-                    )  # fmt: skip
-                except OSError as exc:
-                    warning = f"search index not built: {exc}"
-        if run.process is not None:
-            try:
-                stdout, stderr = run.process.communicate(timeout=TIMEOUT)
-            except subprocess.TimeoutExpired:
-                run.process.kill()
-                stdout, stderr = run.process.communicate()
-            warning = verdict(run.process.returncode, stdout, stderr)
-        if run.stopped or warning is not None:
-            shutil.rmtree(fresh, ignore_errors=True)
+    def _work(self, run: _Run, indexing: Indexing, done: Callable[[str | None], None]) -> None:
+        warning = index_site(indexing, run.run)
         if run.stopped:
             return
-        if warning is None:
-            _replace(fresh, bundle)
-        else:
+        if warning is not None:
             self.warn(warning)
         done(warning)
 
@@ -168,8 +257,8 @@ def _linked(source: str, target: str) -> bool:
 
 
 def _replace(new: Path, bundle: Path) -> None:
-    """Put the folder `new` in place of `bundle` (renames: a page's search is missing for an instant at most)."""
-    old = bundle.with_name(OLD)
+    """Put the folder `new` in place of `bundle` (renames: a shard's search is missing for an instant at most)."""
+    old = bundle.with_name(OLD + bundle.name)
     shutil.rmtree(old, ignore_errors=True)
     if bundle.exists():
         bundle.rename(old)

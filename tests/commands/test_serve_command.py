@@ -70,6 +70,7 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
     """A writer's next edit must not wait for the index of the pages it replaces (16 s at 10k)."""
     from pipeline.cli import main
     from pipeline.commands import serve as command
+    from pipeline.site import search
     from pipeline.site.search import BackgroundIndex
 
     stall = [sys.executable, "-c", "import select; select.select([], [], [])"]
@@ -77,7 +78,7 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
 
     class Stalled(BackgroundIndex):
         def __init__(self, warn):
-            super().__init__(warn, command=lambda site, bundle: stall)
+            super().__init__(warn)
             made.append(self)
 
     runs = []
@@ -91,6 +92,7 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
 
     write_files(tmp_path / "content", {"index.md": "---\ntitle: Home\n---\n\nHello.\n"})
     monkeypatch.setattr(command, "BackgroundIndex", Stalled)
+    monkeypatch.setattr(search, "pagefind", lambda site, bundle: stall)
     monkeypatch.setattr(command, "serve", serve)
     args = ["serve", "--content", str(tmp_path / "content"), "--state", str(tmp_path / "state"),
             "--out", str(tmp_path / "site")]  # fmt: skip

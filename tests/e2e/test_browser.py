@@ -249,3 +249,43 @@ def test_wikilink_language_switch_and_search(served, browser):
     browser.click(".pagefind-ui__result-link")
     browser.wait_for("location.pathname === '/es/compost/' && document.documentElement.lang === 'es'", "the result")
     assert time.monotonic() - started < 30
+
+
+@pytest.fixture
+def static(tmp_path):
+    """A plain static server (standard library) over `tmp_path / "site"`, as a host would serve the output; yields its URL."""
+    import functools
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    (tmp_path / "site").mkdir()
+    quiet = type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda self, *args: None})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(quiet, directory=str(tmp_path / "site")))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_search_finds_pages_in_every_shard_of_the_page_s_language(tmp_path, static, browser, monkeypatch):
+    from pipeline.build import build
+    from pipeline.config import Config
+    from pipeline.site import shards
+
+    monkeypatch.setattr(shards, "SHARD_PAGES", 1)  # a shard a page, or nearly: hashes may share one
+    content = tmp_path / "content"
+    content.mkdir()
+    for n in range(4):
+        (content / f"bed{n}.md").write_text(f"---\ntitle: Bed {n}\n---\n\nRaised bed {n} holds loam.\n")
+    (content / "cama.es.md").write_text("---\ntitle: Cama\n---\n\nLa cama tiene loam.\n")
+    config = Config(content_dir=content, state_dir=tmp_path / "state", out_dir=tmp_path / "site", search=True)
+    assert build(config, workers=1, site=True).site.indexed
+    assert len(list((config.out_dir / "pagefind" / "en").iterdir())) >= 2  # merged, not one bundle
+    browser.goto(static + "bed0/")
+    browser.wait_for("document.readyState === 'complete' && document.title.startsWith('Bed 0')", "a page")
+    browser.type("#search input.pagefind-ui__search-input", "loam")  # in every page, both languages
+    hrefs = browser.wait_for(
+        "(() => { const links = [...document.querySelectorAll('.pagefind-ui__result-link')]"
+        ".map(a => a.getAttribute('href')); return links.length === 4 ? links : null; })()",
+        "four search results",
+    )
+    assert sorted(hrefs) == ["/bed0/", "/bed1/", "/bed2/", "/bed3/"]  # the English shards only: not /es/cama/

@@ -47,10 +47,12 @@ def test_search_indexes_each_language_and_every_page_loads_the_local_ui(make_wik
     assert report.site.indexed and report.site.warnings == []
     import json
 
-    entry = json.loads(read(config.out_dir, "pagefind/pagefind-entry.json"))
-    assert set(entry["languages"]) == {"en", "es"}
+    languages = {lang: json.loads(read(config.out_dir, f"pagefind/{lang}/0/pagefind-entry.json"))["languages"]
+                 for lang in ("en", "es")}  # fmt: skip
+    assert {lang: set(found) for lang, found in languages.items()} == {"en": {"en"}, "es": {"es"}}  # a shard each
     page = read(config.out_dir, "es/alpha/index.html")
     assert '<script src="/pagefind/pagefind-ui.js" defer></script>' in page and 'id="search"' in page
+    assert '<script src="/pagefind/shards.js" defer></script>' in page
     assert "https://" not in page.split("</head>")[0]  # no CDN
     again = build_site(config, search=True)
     assert not again.site.indexed  # nothing changed: the index is not rebuilt

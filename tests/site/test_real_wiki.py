@@ -57,9 +57,10 @@ def test_redirects_come_from_redirects_yaml(built):
 
 def test_search_is_indexed_per_language(built):
     _, out, _ = built
-    entry = json.loads((out / "pagefind" / "pagefind-entry.json").read_text(encoding="utf-8"))
-    assert {"en", "es"} <= set(entry["languages"])
-    assert (out / "pagefind" / "pagefind-ui.js").is_file()
+    for lang in ("en", "es"):  # under 500 pages each: one shard each
+        entry = json.loads((out / "pagefind" / lang / "0" / "pagefind-entry.json").read_text(encoding="utf-8"))
+        assert set(entry["languages"]) == {lang} and entry["languages"][lang]["page_count"] > 250
+    assert (out / "pagefind" / "pagefind-ui.js").is_file() and (out / "pagefind" / "shards.js").is_file()
 
 
 def test_a_second_build_writes_nothing(built, capsys):

@@ -1,20 +1,32 @@
-"""The preview's search index in the background: replaced whole when done, stopped by a newer build."""
+"""The search index: Pagefind over the article pages in shards, each replaced whole when indexed again.
+
+Real Pagefind runs where the indexing itself is the point; elsewhere a stand-in
+indexer (a Python one-liner) fails, stalls until stopped, or counts its runs.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 import threading
 
 from pipeline.build import build
 from pipeline.site import SEARCH_PENDING, search_pending
-from pipeline.site import publish, search
-from pipeline.site.search import BUNDLE, NEXT, OLD, BackgroundIndex, has_index
+from pipeline.site import publish, search, shards
+from pipeline.site.search import BUNDLE, BackgroundIndex, Indexing, has_index, index_site
+from pipeline.site.shards import RECORD, Shard
 from tests.site.helpers import SITE, read
 
 DEADLINE = 60.0  # seconds: a bound, never a wait
 # An indexer that starts writing its bundle and never ends by itself (until it is stopped).
 STALLED = "import os, select, sys; os.makedirs(sys.argv[1]); open(os.path.join(sys.argv[1], 'part'), 'w').close(); select.select([], [], [])"  # noqa: E501
+# An indexer that makes a bundle holding the list of the pages it was given.
+LISTING = (
+    "import os, sys; site, out = sys.argv[1:]; os.makedirs(out, exist_ok=True); "
+    "pages = sorted(os.path.relpath(os.path.join(d, f), site) for d, _, fs in os.walk(site) for f in fs); "
+    "[open(os.path.join(out, n), 'w').write(chr(10).join(pages)) for n in ('pagefind.js', 'pagefind-ui.js', 'pagefind-ui.css')]"
+)
 
 
 def stalled(site, bundle):
@@ -25,83 +37,124 @@ def failing(site, bundle):
     return [sys.executable, "-c", "import sys; sys.exit('the index is broken')"]
 
 
-def old_index(out_dir):
-    (out_dir / BUNDLE).mkdir(parents=True)
-    (out_dir / BUNDLE / "pagefind-ui.js").write_text("old")
+def listing(site, bundle):
+    return [sys.executable, "-c", LISTING, str(site), str(bundle)]
 
 
-def test_a_background_run_replaces_the_index_whole_when_it_is_done(make_wiki):
-    config = make_wiki(SITE, search=False)
+def searching(make_wiki, files=SITE):
+    config = dataclasses.replace(make_wiki(files, search=False), search=True)
+    return config
+
+
+def old_bundle(out_dir, folder="en/0/"):
+    (out_dir / BUNDLE / folder).mkdir(parents=True)
+    (out_dir / BUNDLE / folder / "pagefind.js").write_text("old")
+
+
+def one_shard(out_dir, state_dir, command, files=("a/index.html",)):
+    for rel in files:
+        (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out_dir / rel).write_text("<html><body data-pagefind-body>A</body></html>")
+    return Indexing(out_dir, state_dir, [Shard("en", 0, tuple(files), "d1")], command=command)
+
+
+def test_a_build_indexes_each_language_into_its_shards_with_the_loader_and_ui_beside_them(make_wiki):
+    config = searching(make_wiki)
+    report = build(config, site=True)
+    assert report.site.indexed and has_index(config.out_dir) and not search_pending(config)
+    loader = read(config.out_dir, "pagefind/shards.js")
+    assert json.loads(loader.split("= ", 1)[1].rstrip(";\n")) == {"en": ["en/0/"], "es": ["es/0/"]}
+    assert '"en"' in read(config.out_dir, "pagefind/en/0/pagefind-entry.json")
+    assert '"es"' in read(config.out_dir, "pagefind/es/0/pagefind-entry.json")
+    assert "pagefind/shards.js" in read(config.out_dir, "alpha/index.html")
+    assert sorted(json.loads((config.state_dir / RECORD).read_text())) == ["en/0/", "es/0/"]
+
+
+def test_an_edit_indexes_again_only_the_shard_of_its_page(make_wiki, monkeypatch):
+    monkeypatch.setattr(shards, "SHARD_PAGES", 1)  # one page a shard: three English shards, one Spanish
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", listing)
     build(config, site=True)
-    old_index(config.out_dir)
-    done = []
-    search = BackgroundIndex()
-    search.start(config.out_dir, done.append)
-    search.wait()
-    assert done == [None] and has_index(config.out_dir) and read(config.out_dir, "pagefind/pagefind-ui.js") != "old"
-    assert '"en"' in read(config.out_dir, "pagefind/pagefind-entry.json")
-    assert not (config.out_dir / NEXT).exists()
-    fragment = next((config.out_dir / BUNDLE / "fragment").iterdir())
-    search.start(config.out_dir, done.append)  # again: the fragments already made are kept, not written anew
-    search.wait()
-    assert done == [None, None] and (config.out_dir / BUNDLE / "fragment" / fragment.name).stat().st_ino == fragment.stat().st_ino
+    ran = []
+    monkeypatch.setattr(search, "pagefind", lambda site, bundle: ran.append(bundle.name) or listing(site, bundle))
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Another body."))
+    report = build(config, site=True)
+    assert report.site.indexed and len(ran) == 1  # one shard of four
+    beta = next(folder for folder in ("en/0/", "en/1/", "en/2/") if "beta" in read(config.out_dir, f"pagefind/{folder}pagefind.js"))
+    assert ran == [".next-" + beta.split("/")[1]]  # the shard of the page that changed
 
 
-def test_a_stopped_run_leaves_the_old_index_and_calls_nothing(tmp_path):
-    old_index(tmp_path)
+def test_what_no_shard_is_goes_from_the_search_folder(make_wiki, monkeypatch):
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", listing)
+    (config.out_dir / BUNDLE / "fragment").mkdir(parents=True)  # the one-bundle layout of earlier versions
+    (config.out_dir / BUNDLE / "pagefind-entry.json").write_text("{}")
+    old_bundle(config.out_dir, "en/7/")  # a shard of more pages than there are now
+    (config.out_dir / ".pagefind-next").mkdir()  # what a stopped one-bundle run left in the output folder
+    build(config, site=True)
+    assert sorted(p.name for p in (config.out_dir / BUNDLE).iterdir()) == ["en", "es", "pagefind-ui.css", "pagefind-ui.js", "shards.js"]
+    assert [p.name for p in (config.out_dir / BUNDLE / "en").iterdir()] == ["0"]
+    assert not (config.out_dir / ".pagefind-next").exists()
+
+
+def test_a_failed_shard_warns_keeps_its_old_bundle_and_is_indexed_by_the_next_build(tmp_path):
+    indexing = one_shard(tmp_path / "site", tmp_path / "state", failing)
+    old_bundle(indexing.out_dir)
+    assert index_site(indexing) == "search index not built: the index is broken"
+    assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "old" and not (tmp_path / "state" / RECORD).exists()
+    assert index_site(dataclasses.replace(indexing, command=listing)) is None
+    assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "a/index.html"
+    assert [p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()] == ["0"]  # nothing left beside it
+
+
+def test_a_stopped_run_leaves_the_old_bundle_and_calls_nothing(tmp_path):
+    indexing = one_shard(tmp_path / "site", tmp_path / "state", stalled)
+    old_bundle(indexing.out_dir)
     asked, done = threading.Event(), []
 
     def command(site, bundle):  # called just before the process starts, which `stop` then waits for
         asked.set()
         return stalled(site, bundle)
 
-    search = BackgroundIndex(command=command)
-    search.start(tmp_path, done.append)
-    run = search._run
-    assert asked.wait(DEADLINE) and search.running()
-    search.stop()
-    assert run.process.poll() is not None and not search.running() and done == []
-    assert (tmp_path / BUNDLE / "pagefind-ui.js").read_text() == "old" and not (tmp_path / NEXT).exists()
+    search_later = BackgroundIndex()
+    search_later.start(dataclasses.replace(indexing, command=command), done.append)
+    run = search_later._run
+    assert asked.wait(DEADLINE) and search_later.running()
+    search_later.stop()
+    assert run.process.poll() is not None and not search_later.running() and done == []
+    assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "old"
+    assert not (indexing.out_dir / BUNDLE / "en" / ".next-0").exists()
 
 
 def test_starting_again_stops_the_run_in_progress(tmp_path):
-    search = BackgroundIndex(command=stalled)
-    search.start(tmp_path, lambda warning: None)
-    first = search._run
-    search.start(tmp_path, lambda warning: None)
-    assert first.stopped and not first.thread.is_alive() and search.running()  # the older run stopped, the newer runs
-    search.stop()
+    indexing = one_shard(tmp_path / "site", tmp_path / "state", stalled)
+    search_later = BackgroundIndex()
+    search_later.start(indexing, lambda warning: None)
+    first = search_later._run
+    search_later.start(indexing, lambda warning: None)
+    assert first.stopped and not first.thread.is_alive() and search_later.running()  # the older run stopped
+    search_later.stop()
     assert first.process is None or first.process.poll() is not None
 
 
-def test_a_failed_run_warns_once_and_keeps_the_old_index(tmp_path):
-    old_index(tmp_path)
+def test_a_failed_background_run_warns_once(tmp_path):
     warned, done = [], []
-    search = BackgroundIndex(warn=warned.append, command=failing)
-    search.start(tmp_path, done.append)
-    search.wait()
+    search_later = BackgroundIndex(warn=warned.append)
+    search_later.start(one_shard(tmp_path / "site", tmp_path / "state", failing), done.append)
+    search_later.wait()
     assert warned == done == ["search index not built: the index is broken"]
-    assert (tmp_path / BUNDLE / "pagefind-ui.js").read_text() == "old" and not (tmp_path / NEXT).exists()
 
 
 def test_a_preview_build_returns_before_its_index_and_a_stopped_one_is_left_to_the_next_build(make_wiki, monkeypatch):
-    config = dataclasses.replace(make_wiki(SITE, search=False), search=True)
-    search = BackgroundIndex(command=stalled)
-    report = build(config, site=True, search_later=search)
-    assert report.site.indexing and not report.site.indexed and search.running()  # the build did not wait
-    search.stop()
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", stalled)
+    search_later = BackgroundIndex()
+    report = build(config, site=True, search_later=search_later)
+    assert report.site.indexing and not report.site.indexed and search_later.running()  # the build did not wait
+    search_later.stop()
     assert search_pending(config)  # the stopped run indexed nothing
     indexed = []
-    monkeypatch.setattr(publish, "index_site", lambda out_dir: indexed.append(out_dir))
+    monkeypatch.setattr(publish, "index_site", lambda indexing: indexed.append(indexing.out_dir))
     again = build(config, site=True)
     assert again.site.written == [] and indexed == [config.out_dir]  # no page changed, yet it indexes
     assert not (config.state_dir / SEARCH_PENDING).exists()
-
-
-def test_what_a_killed_preview_left_beside_the_index_is_not_published(tmp_path, monkeypatch):
-    for leftover in (NEXT, OLD):
-        (tmp_path / leftover / "fragment").mkdir(parents=True)
-        (tmp_path / leftover / "fragment" / "f.pf_fragment").write_text("a half-made index")
-    monkeypatch.setattr(search, "pagefind", lambda site, bundle: [sys.executable, "-c", "pass"])
-    assert search.index_site(tmp_path) is None
-    assert not (tmp_path / NEXT).exists() and not (tmp_path / OLD).exists()
