@@ -58,12 +58,15 @@ def render_site(
     written()
     if search_pending(config) or (config.search and not has_index(config.out_dir)):
         shards = shards_of([(page_file(page.url), page.lang) for page in model.articles], rendered.keys)
-        _index(config, Indexing(config.out_dir, config.state_dir, shards), report, search_later)
+        _index(config, Indexing(config.out_dir, config.state_dir, shards), report, search_later, workers)
     return report
 
 
-def _index(config: Config, indexing: Indexing, report: SiteReport, later: BackgroundIndex | None) -> None:
-    """Index the site's shards now, or start indexing them in the background (`later`)."""
+def _index(
+    config: Config, indexing: Indexing, report: SiteReport, later: BackgroundIndex | None, workers: int
+) -> None:
+    """Index the site's shards now, `workers` Pagefind runs at a time, or start indexing them in the background
+    (`later`), one run at a time: the preview's next rebuild needs the CPU."""
 
     def done(warning: str | None) -> None:
         if warning is None:
@@ -73,7 +76,7 @@ def _index(config: Config, indexing: Indexing, report: SiteReport, later: Backgr
         later.start(indexing, done)
         report.indexing = True
         return
-    warning = index_site(indexing)
+    warning = index_site(indexing, workers=workers)
     report.indexed = warning is None
     report.warnings += [warning] if warning else []
     done(warning)

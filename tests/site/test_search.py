@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import threading
 
@@ -154,7 +155,26 @@ def test_a_preview_build_returns_before_its_index_and_a_stopped_one_is_left_to_t
     search_later.stop()
     assert search_pending(config)  # the stopped run indexed nothing
     indexed = []
-    monkeypatch.setattr(publish, "index_site", lambda indexing: indexed.append(indexing.out_dir))
+    monkeypatch.setattr(publish, "index_site", lambda indexing, **options: indexed.append(indexing.out_dir))
     again = build(config, site=True)
     assert again.site.written == [] and indexed == [config.out_dir]  # no page changed, yet it indexes
     assert not (config.state_dir / SEARCH_PENDING).exists()
+
+
+# Meets its twin through a named pipe: shard 0's run opens it to read, shard 1's to write, and each
+# open waits for the other, so both end only if they run at the same time (else the alarm ends them).
+MEETING = (
+    "import os, signal, sys; signal.alarm(int(sys.argv[3])); out = sys.argv[2]; "
+    "pipe = open(sys.argv[1], 'r' if out.endswith('0') else 'w'); pipe.close(); os.makedirs(out); "
+    "[open(os.path.join(out, n), 'w').close() for n in ('pagefind.js', 'pagefind-ui.js', 'pagefind-ui.css')]"
+)
+
+
+def test_shards_are_indexed_side_by_side_by_as_many_runs_as_workers(tmp_path):
+    pipe = tmp_path / "meeting"
+    os.mkfifo(pipe)
+    indexing = one_shard(tmp_path / "site", tmp_path / "state", None, files=("a/index.html", "b/index.html"))
+    twins = [Shard("en", number, (file,), "d") for number, file in enumerate(indexing.shards[0].files)]
+    meeting = lambda site, bundle: [sys.executable, "-c", MEETING, str(pipe), str(bundle), str(int(DEADLINE))]  # noqa: E731
+    assert index_site(dataclasses.replace(indexing, shards=twins, command=meeting), workers=2) is None
+    assert sorted(p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()) == ["0", "1"]
