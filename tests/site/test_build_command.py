@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from pipeline.cli import main
@@ -59,7 +57,9 @@ def test_search_indexes_each_language_and_every_page_loads_the_local_ui(make_wik
 
 
 def test_a_missing_pagefind_is_one_warning_and_the_next_build_indexes(make_wiki, monkeypatch):
-    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    from pipeline.site import search
+
+    monkeypatch.setattr(search, "_pagefind_binary", lambda: ("/nonexistent/pagefind",))
     config = make_wiki(SITE)
     report = build_site(config, search=True)
     assert len(report.site.warnings) == 1 and report.site.warnings[0].startswith("search index not built")

@@ -178,3 +178,13 @@ def test_shards_are_indexed_side_by_side_by_as_many_runs_as_workers(tmp_path):
     meeting = lambda site, bundle: [sys.executable, "-c", MEETING, str(pipe), str(bundle), str(int(DEADLINE))]  # noqa: E731
     assert index_site(dataclasses.replace(indexing, shards=twins, command=meeting), workers=2) is None
     assert sorted(p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()) == ["0", "1"]
+
+
+def test_without_the_binary_package_pagefind_runs_through_python_which_says_what_is_missing(monkeypatch):
+    search._pagefind_binary.cache_clear()
+    monkeypatch.setitem(sys.modules, "pagefind_bin", None)  # as if not installed: importing it fails
+    try:
+        assert search._pagefind_binary() == (sys.executable, "-m", "pagefind")
+        assert "pagefind[bin]" in search.verdict(1, "", "/usr/bin/python: No module named pagefind")
+    finally:
+        search._pagefind_binary.cache_clear()
