@@ -13,10 +13,10 @@ from pipeline.site import (
 from pipeline.site.model import Model, build_model
 from pipeline.site.render import Previous, Settings, environment, page_file, render_files
 from pipeline.site.search import BackgroundIndex, Indexing, has_index, index_site
-from pipeline.site.shards import shards_of
+from pipeline.site.shards import Shard, shards_of
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
+from pipeline.site.state import digest, kept_state
 from pipeline.site.theme import theme_digest
-from pipeline.site.state import kept_state
 from pipeline.site.writer import SiteWriter, in_output, previous_files, previous_keys
 
 
@@ -57,9 +57,19 @@ def render_site(
     )  # fmt: skip
     written()
     if search_pending(config) or (config.search and not has_index(config.out_dir)):
-        shards = shards_of([(page_file(page.url), page.lang) for page in model.articles], rendered.keys)
-        _index(config, Indexing(config.out_dir, config.state_dir, shards), report, search_later, workers)
+        _index(config, Indexing(config.out_dir, config.state_dir, _shards(model, config)), report, search_later, workers)
     return report
+
+
+def _shards(model: Model, config: Config) -> list[Shard]:
+    """The search shards of the article pages, each page known by what Pagefind reads of it: its URL,
+    language, title (its h1) and body (`data-pagefind-body`: the html and citations results), in this theme.
+    Not by all it shows: a page whose "What links here" changed needs no indexing again."""
+    salt = theme_digest(config.templates_dir)
+    pages = [(page_file(page.url), page.lang) for page in model.articles]
+    keys = {file: digest((page.url, page.lang, page.title, page.body.identity, salt))
+            for (file, _), page in zip(pages, model.articles)}  # fmt: skip
+    return shards_of(pages, keys)
 
 
 def _index(

@@ -6,10 +6,10 @@ after every edit. So a language's article pages are split into shards by a
 hash of their file (`SHARD_PAGES` a shard, at most `MAX_SHARDS`), each its
 own Pagefind bundle in `pagefind/<lang>/<n>/`, searched together by the
 page's search box (Pagefind's `mergeIndex`: results of all shards, ordered
-by score). A shard is known by a digest of its files and of what each page
-was rendered from (the writer's page keys), and kept with that digest in the
+by score). A shard is known by a digest of its files and of what Pagefind
+reads of each page (the caller's keys), and kept with that digest in the
 state folder once indexed: a build indexes again only the shards whose
-digest changed, those of the pages it wrote.
+digest changed.
 
 Pure but for `indexed` and `record`, which read and write that record.
 """

@@ -188,3 +188,25 @@ def test_without_the_binary_package_pagefind_runs_through_python_which_says_what
         assert "pagefind[bin]" in search.verdict(1, "", "/usr/bin/python: No module named pagefind")
     finally:
         search._pagefind_binary.cache_clear()
+
+
+def test_a_page_whose_body_is_the_same_is_not_indexed_again_for_what_else_it_shows(make_wiki, monkeypatch):
+    monkeypatch.setattr(shards, "SHARD_PAGES", 1)
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", listing)
+    build(config, site=True)
+    ran = []
+    monkeypatch.setattr(search, "pagefind", lambda site, bundle: ran.append(bundle.name) or listing(site, bundle))
+    # evil.md links to beta: beta's "What links here" shows it, beta's body is the same
+    (config.content_dir / "evil.md").write_text(SITE["evil.md"] + "\nSee [[beta]].\n")
+    report = build(config, site=True)
+    assert "beta/index.html" in report.site.written
+    evil = next(shard.folder for shard in _shards(config) if "evil/index.html" in shard.files)
+    assert ran == [".next-" + evil.split("/")[1]]  # evil's shard alone
+
+
+def _shards(config):
+    text = read(config.out_dir, "pagefind/shards.js")
+    folders = json.loads(text.split("= ", 1)[1].rstrip(";\n"))["en"]
+    return [Shard("en", int(folder.split("/")[1]), tuple(read(config.out_dir, f"pagefind/{folder}pagefind.js").split("\n")), "")
+            for folder in folders]  # fmt: skip
