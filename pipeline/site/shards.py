@@ -3,7 +3,8 @@
 Pagefind makes one index of every page it is given, and takes about 3 ms a
 page here whether or not a page changed: over a 10,000-article site, 64 s
 after every edit. So a language's article pages are split into shards by a
-hash of their file (`SHARD_PAGES` a shard, at most `MAX_SHARDS`), each its
+hash of their file (at most `SHARD_PAGES` a shard, in a power of two of
+shards, at most `MAX_SHARDS`), each its
 own Pagefind bundle in `pagefind/<lang>/<n>/`, searched together by the
 page's search box (Pagefind's `mergeIndex`: results of all shards, ordered
 by score). A shard is known by a digest of its files and of what Pagefind
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from pipeline import jsonio
 
-SHARD_PAGES = 500  # pages a shard holds, about: one edit re-indexes this many
+SHARD_PAGES = 500  # pages a shard holds at most (and half as many at least), but past MAX_SHARDS
 MAX_SHARDS = 32  # a language's at most: a search fetches a part of each
 PLAIN_TAG = re.compile(r"[A-Za-z0-9-]{1,35}")
 RECORD = "search-shards.json"  # in the state folder: shard folder -> digest of what it indexed
@@ -52,7 +53,7 @@ def shards_of(pages: list[tuple[str, str]], keys: dict[str, str]) -> list[Shard]
         by_lang.setdefault(lang, []).append(file)
     shards = []
     for lang, files in sorted(by_lang.items()):
-        count = min(MAX_SHARDS, -(-len(files) // SHARD_PAGES))
+        count = shard_count(len(files))
         members: list[list[str]] = [[] for _ in range(count)]
         for file in sorted(files):
             members[bucket(file, count)].append(file)
@@ -60,6 +61,16 @@ def shards_of(pages: list[tuple[str, str]], keys: dict[str, str]) -> list[Shard]
             material = f"{count}\n" + "\n".join(f"{file} {keys.get(file, '')}" for file in group)
             shards.append(Shard(lang, number, tuple(group), hashlib.sha256(material.encode()).hexdigest()))
     return shards
+
+
+def shard_count(pages: int) -> int:
+    """A power of two of shards of at most SHARD_PAGES pages (at most MAX_SHARDS). A new count moves
+    every page, and every shard of the language is indexed again: doubling it, not adding one, makes
+    that happen once each time the language's pages double, not at each SHARD_PAGES more."""
+    count = 1
+    while count * SHARD_PAGES < pages and count < MAX_SHARDS:
+        count *= 2
+    return count
 
 
 def bucket(file: str, count: int) -> int:

@@ -11,11 +11,16 @@ PAGES = [(f"p{n}/index.html", "en") for n in range(1200)] + [(f"es/p{n}/index.ht
 KEYS = {file: f"key-{file}" for file, _ in PAGES}
 
 
-def test_a_language_has_a_shard_for_each_500_pages_every_page_in_one():
+def test_a_language_has_a_power_of_two_of_shards_of_at_most_500_pages_every_page_in_one():
     made = shards_of(PAGES, KEYS)
-    assert [(shard.lang, shard.number) for shard in made] == [("en", 0), ("en", 1), ("en", 2), ("es", 0)]
+    assert [(shard.lang, shard.number) for shard in made] == [("en", n) for n in range(4)] + [("es", 0)]
     assert sorted(file for shard in made for file in shard.files) == sorted(file for file, _ in PAGES)
-    assert all(300 <= len(shard.files) <= 500 for shard in made if shard.lang == "en")  # as the hash spreads them
+    assert all(200 <= len(shard.files) <= 400 for shard in made if shard.lang == "en")  # 1,200 as the hash spreads them
+
+
+def test_the_shards_are_made_again_only_when_a_language_s_pages_double():
+    assert [shards.shard_count(n) for n in (1, 500, 501, 1000, 1001, 2000, 2001)] == [1, 1, 2, 2, 4, 4, 8]
+    assert shards.shard_count(10**6) == shards.MAX_SHARDS
 
 
 def test_a_changed_page_changes_its_shard_alone_and_an_added_page_changes_none_but_its_own():
@@ -45,4 +50,4 @@ def test_a_language_that_is_no_plain_tag_gets_a_folder_named_by_its_digest():
 
 def test_the_loader_lists_each_language_s_shard_folders():
     text = loader(shards_of(PAGES, KEYS))
-    assert json.loads(text.split("= ", 1)[1].rstrip(";\n")) == {"en": ["en/0/", "en/1/", "en/2/"], "es": ["es/0/"]}
+    assert json.loads(text.split("= ", 1)[1].rstrip(";\n")) == {"en": [f"en/{n}/" for n in range(4)], "es": ["es/0/"]}
