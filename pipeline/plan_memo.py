@@ -186,11 +186,7 @@ def load_memo(
     held = cache.held(key, world) if cache is not None else None
     if held is not None:
         return held
-    if results is None:
-        rows = conn.execute("SELECT capture_id, own, job_id FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
-        memo = {capture_id: (own, job_id) for capture_id, own, job_id in rows}
-    else:
-        memo = _memo_with_results(conn, key, results)
+    memo = _memo_with_results(conn, key, {} if results is None else results)
     if cache is not None:
         cache.memos[key] = (world, memo)
     return memo

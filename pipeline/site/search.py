@@ -65,7 +65,6 @@ class Indexing:
     out_dir: Path
     state_dir: Path
     shards: list[Shard]
-    command: Callable[[Path, Path], list[str]] | None = None  # (site folder, bundle) -> argv (None: `pagefind`'s)
 
 
 def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> str | None:
@@ -82,7 +81,7 @@ def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> 
     shutil.rmtree(indexing.state_dir / STAGE, ignore_errors=True)
     done, warning = indexed(indexing.state_dir), None
     stale = [shard for shard in indexing.shards
-             if done.get(shard.folder) != shard.digest or not (root / shard.folder / "pagefind.js").is_file()]  # fmt: skip
+             if done.get(shard.folder) != shard.digest or not (root / shard.folder / "pagefind.js").is_file()]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for shard, outcome in zip(stale, pool.map(lambda shard: _index_shard(indexing, shard, run), stale)):
             if outcome is None:
@@ -107,7 +106,7 @@ def _index_shard(indexing: Indexing, shard: Shard, run: Run) -> str | None:
         shutil.rmtree(folder, ignore_errors=True)
     _stage(indexing.out_dir, shard.files, stage)
     _seed(bundle, fresh)
-    outcome = run((indexing.command or pagefind)(stage, fresh))
+    outcome = run(pagefind(stage, fresh))
     shutil.rmtree(stage, ignore_errors=True)
     warning = None if outcome is None else verdict(*outcome)
     if outcome is None or warning:
@@ -140,10 +139,8 @@ def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> None:
     for rel in files:
         if not (out_dir / rel).is_file():  # removed since it was rendered (a page is never listed without one)
             continue
-        target = stage / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not _linked(str(out_dir / rel), str(target)):
-            shutil.copy2(out_dir / rel, target)
+        (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(str(out_dir / rel), str(stage / rel))
 
 
 def _finish(root: Path, shards: list[Shard]) -> None:
@@ -153,14 +150,14 @@ def _finish(root: Path, shards: list[Shard]) -> None:
         if not (root / name).is_file() or (root / name).read_bytes() != (source / name).read_bytes():
             shutil.copy2(source / name, root / name)
     (root / LOADER).write_text(loader(shards), encoding="utf-8")
-    kept = {*UI_FILES, LOADER} | {shard.folder.split("/")[0] for shard in shards}
-    numbers = {(shard.folder.split("/")[0], shard.folder.split("/")[1]) for shard in shards}
+    folders = {shard.folder.rstrip("/") for shard in shards}  # "<lang>/<n>"
+    kept = {*UI_FILES, LOADER} | {folder.split("/")[0] for folder in folders}
     for entry in root.iterdir():
         if entry.name not in kept:
             _remove(entry)
         elif entry.is_dir():
             for inner in entry.iterdir():
-                if (entry.name, inner.name) not in numbers:
+                if f"{entry.name}/{inner.name}" not in folders:
                     _remove(inner)
 
 
@@ -263,16 +260,17 @@ def _seed(bundle: Path, fresh: Path) -> None:
         os.makedirs(os.path.join(fresh, rel), exist_ok=True)
         for name in files:
             source, target = os.path.join(folder, name), os.path.join(fresh, rel, name)
-            if rel == "." or not _linked(source, target):
+            if rel == ".":
                 shutil.copy2(source, target)
+            else:
+                _link_or_copy(source, target)
 
 
-def _linked(source: str, target: str) -> bool:
+def _link_or_copy(source: str, target: str) -> None:
     try:
         os.link(source, target)
-        return True
     except OSError:  # a file system without hard links
-        return False
+        shutil.copy2(source, target)
 
 
 def _replace(new: Path, bundle: Path) -> None:

@@ -26,7 +26,8 @@ STALLED = "import os, select, sys; os.makedirs(sys.argv[1]); open(os.path.join(s
 LISTING = (
     "import os, sys; site, out = sys.argv[1:]; os.makedirs(out, exist_ok=True); "
     "pages = sorted(os.path.relpath(os.path.join(d, f), site) for d, _, fs in os.walk(site) for f in fs); "
-    "[open(os.path.join(out, n), 'w').write(chr(10).join(pages)) for n in ('pagefind.js', 'pagefind-ui.js', 'pagefind-ui.css')]"
+    "[open(os.path.join(out, n), 'w').write(chr(10).join(pages))"
+    " for n in ('pagefind.js', 'pagefind-ui.js', 'pagefind-ui.css')]"
 )
 
 
@@ -52,11 +53,11 @@ def old_bundle(out_dir, folder="en/0/"):
     (out_dir / BUNDLE / folder / "pagefind.js").write_text("old")
 
 
-def one_shard(out_dir, state_dir, command, files=("a/index.html",)):
+def one_shard(out_dir, state_dir, files=("a/index.html",)):
     for rel in files:
         (out_dir / rel).parent.mkdir(parents=True, exist_ok=True)
         (out_dir / rel).write_text("<html><body data-pagefind-body>A</body></html>")
-    return Indexing(out_dir, state_dir, [Shard("en", 0, tuple(files), "d1")], command=command)
+    return Indexing(out_dir, state_dir, [Shard("en", 0, tuple(files), "d1")])
 
 
 def test_a_build_indexes_each_language_into_its_shards_with_the_loader_and_ui_beside_them(make_wiki):
@@ -81,7 +82,7 @@ def test_an_edit_indexes_again_only_the_shard_of_its_page(make_wiki, monkeypatch
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Another body."))
     report = build(config, site=True)
     assert report.site.indexed and len(ran) == 1  # one shard of four
-    beta = next(folder for folder in ("en/0/", "en/1/", "en/2/") if "beta" in read(config.out_dir, f"pagefind/{folder}pagefind.js"))
+    beta = next(shard.folder for shard in _shards(config) if "beta/index.html" in shard.files)
     assert ran == [".next-" + beta.split("/")[1]]  # the shard of the page that changed
 
 
@@ -93,23 +94,26 @@ def test_what_no_shard_is_goes_from_the_search_folder(make_wiki, monkeypatch):
     old_bundle(config.out_dir, "en/7/")  # a shard of more pages than there are now
     (config.out_dir / ".pagefind-next").mkdir()  # what a stopped one-bundle run left in the output folder
     build(config, site=True)
-    assert sorted(p.name for p in (config.out_dir / BUNDLE).iterdir()) == ["en", "es", "pagefind-ui.css", "pagefind-ui.js", "shards.js"]
+    left = sorted(p.name for p in (config.out_dir / BUNDLE).iterdir())
+    assert left == ["en", "es", "pagefind-ui.css", "pagefind-ui.js", "shards.js"]
     assert [p.name for p in (config.out_dir / BUNDLE / "en").iterdir()] == ["0"]
     assert not (config.out_dir / ".pagefind-next").exists()
 
 
-def test_a_failed_shard_warns_keeps_its_old_bundle_and_is_indexed_by_the_next_build(tmp_path):
-    indexing = one_shard(tmp_path / "site", tmp_path / "state", failing)
+def test_a_failed_shard_warns_keeps_its_old_bundle_and_is_indexed_by_the_next_build(tmp_path, monkeypatch):
+    indexing = one_shard(tmp_path / "site", tmp_path / "state")
+    monkeypatch.setattr(search, "pagefind", failing)
     old_bundle(indexing.out_dir)
     assert index_site(indexing) == "search index not built: the index is broken"
     assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "old" and not (tmp_path / "state" / RECORD).exists()
-    assert index_site(dataclasses.replace(indexing, command=listing)) is None
+    monkeypatch.setattr(search, "pagefind", listing)
+    assert index_site(indexing) is None
     assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "a/index.html"
     assert [p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()] == ["0"]  # nothing left beside it
 
 
-def test_a_stopped_run_leaves_the_old_bundle_and_calls_nothing(tmp_path):
-    indexing = one_shard(tmp_path / "site", tmp_path / "state", stalled)
+def test_a_stopped_run_leaves_the_old_bundle_and_calls_nothing(tmp_path, monkeypatch):
+    indexing = one_shard(tmp_path / "site", tmp_path / "state")
     old_bundle(indexing.out_dir)
     asked, done = threading.Event(), []
 
@@ -117,8 +121,9 @@ def test_a_stopped_run_leaves_the_old_bundle_and_calls_nothing(tmp_path):
         asked.set()
         return stalled(site, bundle)
 
+    monkeypatch.setattr(search, "pagefind", command)
     search_later = BackgroundIndex()
-    search_later.start(dataclasses.replace(indexing, command=command), done.append)
+    search_later.start(indexing, done.append)
     run = search_later._run
     assert asked.wait(DEADLINE) and search_later.running()
     search_later.stop()
@@ -127,8 +132,9 @@ def test_a_stopped_run_leaves_the_old_bundle_and_calls_nothing(tmp_path):
     assert not (indexing.out_dir / BUNDLE / "en" / ".next-0").exists()
 
 
-def test_starting_again_stops_the_run_in_progress(tmp_path):
-    indexing = one_shard(tmp_path / "site", tmp_path / "state", stalled)
+def test_starting_again_stops_the_run_in_progress(tmp_path, monkeypatch):
+    indexing = one_shard(tmp_path / "site", tmp_path / "state")
+    monkeypatch.setattr(search, "pagefind", stalled)
     search_later = BackgroundIndex()
     search_later.start(indexing, lambda warning: None)
     first = search_later._run
@@ -138,10 +144,11 @@ def test_starting_again_stops_the_run_in_progress(tmp_path):
     assert first.process is None or first.process.poll() is not None
 
 
-def test_a_failed_background_run_warns_once(tmp_path):
+def test_a_failed_background_run_warns_once(tmp_path, monkeypatch):
     warned, done = [], []
+    monkeypatch.setattr(search, "pagefind", failing)
     search_later = BackgroundIndex(warn=warned.append)
-    search_later.start(one_shard(tmp_path / "site", tmp_path / "state", failing), done.append)
+    search_later.start(one_shard(tmp_path / "site", tmp_path / "state"), done.append)
     search_later.wait()
     assert warned == done == ["search index not built: the index is broken"]
 
@@ -170,13 +177,14 @@ MEETING = (
 )
 
 
-def test_shards_are_indexed_side_by_side_by_as_many_runs_as_workers(tmp_path):
+def test_shards_are_indexed_side_by_side_by_as_many_runs_as_workers(tmp_path, monkeypatch):
     pipe = tmp_path / "meeting"
     os.mkfifo(pipe)
-    indexing = one_shard(tmp_path / "site", tmp_path / "state", None, files=("a/index.html", "b/index.html"))
+    indexing = one_shard(tmp_path / "site", tmp_path / "state", files=("a/index.html", "b/index.html"))
     twins = [Shard("en", number, (file,), "d") for number, file in enumerate(indexing.shards[0].files)]
-    meeting = lambda site, bundle: [sys.executable, "-c", MEETING, str(pipe), str(bundle), str(int(DEADLINE))]  # noqa: E731
-    assert index_site(dataclasses.replace(indexing, shards=twins, command=meeting), workers=2) is None
+    meeting = [sys.executable, "-c", MEETING, str(pipe)]
+    monkeypatch.setattr(search, "pagefind", lambda site, bundle: [*meeting, str(bundle), str(int(DEADLINE))])
+    assert index_site(dataclasses.replace(indexing, shards=twins), workers=2) is None
     assert sorted(p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()) == ["0", "1"]
 
 
@@ -208,5 +216,5 @@ def test_a_page_whose_body_is_the_same_is_not_indexed_again_for_what_else_it_sho
 def _shards(config):
     text = read(config.out_dir, "pagefind/shards.js")
     folders = json.loads(text.split("= ", 1)[1].rstrip(";\n"))["en"]
-    return [Shard("en", int(folder.split("/")[1]), tuple(read(config.out_dir, f"pagefind/{folder}pagefind.js").split("\n")), "")
-            for folder in folders]  # fmt: skip
+    listed = {folder: read(config.out_dir, f"pagefind/{folder}pagefind.js").split("\n") for folder in folders}
+    return [Shard("en", int(folder.split("/")[1]), tuple(files), "") for folder, files in listed.items()]
