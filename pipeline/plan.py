@@ -150,9 +150,10 @@ def _lend(
     cache: PlanCache | None, results: dict | None,
 ) -> _Lent:
     lent = _Lent(specs, articles, {}, {})
+    current = {article.capture_id for article in articles}
     for spec in specs:
         world = world_of(spec, wiki, digests)
-        memo = load_memo(conn, spec, world, cache, results)
+        memo = load_memo(conn, spec, world, cache, results, current)
         lent.worlds[spec.name] = (world, not memo)
         # Before the own digests, which may read a kept index (pairing's evidence reads its index).
         kept = load_kept(conn, spec, world) if spec.keeps else {}

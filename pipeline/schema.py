@@ -264,9 +264,24 @@ SCHEMA_V11 = (
     + _immutable("result_diagnostics")
 )
 
+# v12: the plan memo packed (plan_memo.py): a row per plan that added entries to a pass version's memo,
+# its entries as JSON columns with their results' digests, instead of a row per capture. Reading and
+# joining 13,000 rows a pass (104,000 at 10k articles) took a third of a second of every edit build.
+# A cache still: the rows of v4 are dropped, at the cost of one full plan.
+SCHEMA_V12 = """
+    DROP TABLE plan_memo;
+    CREATE TABLE plan_memo (
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        part INTEGER NOT NULL,            -- 0, 1, ...: a later part's entry for a capture replaces an earlier one's
+        entries BLOB NOT NULL,            -- JSON: [capture ids, own digests, job ids, result digests or null, reports]
+        PRIMARY KEY (pass_name, pass_version, part)
+    );
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10,
-    SCHEMA_V11,
+    SCHEMA_V11, SCHEMA_V12,
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

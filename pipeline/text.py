@@ -11,7 +11,6 @@ DASHES = re.compile(r"-{2,}")
 
 
 @lru_cache(maxsize=65536)
-@lru_cache(maxsize=65536)
 def url_slug(value: str) -> str:
     """A slug safe in a URL path segment: lower case, spaces as hyphens, accents kept."""
     value = unicodedata.normalize("NFC", value.strip()).lower()

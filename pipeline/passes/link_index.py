@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from pipeline.text import lookup_key
 from pipeline.urls import article_url
@@ -27,8 +27,10 @@ MAX_REDIRECT_HOPS = 5
 FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
+    """One article as links find it. A named tuple: a kept index holds 13,000 at 10k, and tuples
+    unpickle in half the time of frozen dataclasses."""
+
     path: str
     slug: str
     title: str

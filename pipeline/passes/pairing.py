@@ -36,6 +36,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.text import frontmatter_line
@@ -79,9 +80,8 @@ CONTRACT = {
 }
 
 
-@dataclass(frozen=True)
-class Entry:
-    """What the index knows of one article."""
+class Entry(NamedTuple):
+    """What the index knows of one article (a named tuple: quick to unpickle, see `link_index.Page`)."""
 
     path: str
     lang: str

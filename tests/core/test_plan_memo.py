@@ -89,27 +89,55 @@ def test_a_kept_cache_reads_no_memo_from_the_store_again(make_wiki, monkeypatch)
         (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", text))
         statements.clear()
         build(config, workers=1, warm=kept)
-        read = [sql for sql in statements if "FROM plan_memo" in sql]
+        read = [sql for sql in statements if sql.startswith("SELECT") and "FROM plan_memo" in sql]
         assert (read == []) == (kept is not None), read  # without the cache, the same build reads them
 
 
-def test_the_results_of_lent_jobs_are_read_with_the_memo(make_wiki, monkeypatch):
+def test_a_memo_holds_the_results_of_the_jobs_it_lends(make_wiki, monkeypatch):
     import pipeline.build as build_module
-    from pipeline import plan
 
-    config, statements, lent = make_wiki(FILES, search=False), [], []
-    opened, lend = build_module.open_store, plan._lend
+    monkeypatch.setattr(plan_memo, "PACK_FOUND", 0)  # a tiny wiki's memo learns few digests: pack them anyway
+    config, statements = make_wiki(FILES, search=False), []
+    opened = build_module.open_store
     monkeypatch.setattr(build_module, "open_store", lambda path: _traced(opened(path), statements))
-    monkeypatch.setattr(plan, "_lend", lambda *args: lent.append(lend(*args)) or lent[-1])
+    reports = [build(config, workers=1)]
+    for text in ("Beta and more.", "Beta, again.", "Beta, once more."):
+        (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", text))
+        statements.clear()
+        reports.append(build(config, workers=1))
+        lookups = [sql.partition("WHERE job_id IN")[2] for sql in statements if "FROM result_digests WHERE" in sql]
+        asked = sum(ids.count(",") + 1 for ids in lookups)
+        # Looked up alone: the results of the jobs this build made, and of those the last one made (its memo
+        # was saved before they ran); a memo holds the results of all older ones. A cold memo is all new jobs.
+        made = len(reports[-1].process.created_jobs) + len(reports[-2].process.created_jobs)
+        assert asked == made
+    assert reports[-1].process.reused > asked  # the memo's lent jobs came with their results
+
+
+def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
+    import json
+
+    monkeypatch.setattr(plan_memo, "MAX_PARTS", 2)
+    config = make_wiki(FILES, search=False)
     build(config, workers=1)
-    (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", "Beta and more."))
-    statements.clear(), lent.clear()
-    report = build(config, workers=1)
-    lookups = [sql.partition("WHERE job_id IN")[2] for sql in statements if "FROM result_digests WHERE job_id IN" in sql]
-    asked = sum(ids.count(",") + 1 for ids in lookups)
-    # Only the jobs no memo lent are looked up alone: every lent job's digest came with its memo.
-    lent_jobs = sum(len(round_lent.jobs) for round_lent in lent)
-    assert lent_jobs > 0 and asked == len(report.process.created_jobs) + report.process.reused - lent_jobs
+    counts = []
+    for number in range(5):
+        (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", f"Beta {number}."))
+        report = build(config, workers=1)
+        conn = open_store(config.state_db)
+        parts = conn.execute("SELECT entries FROM plan_memo WHERE pass_name = 'metadata'").fetchall()
+        conn.close()
+        counts.append(len(parts))
+    # The cold plan's part and one more per edit; a read of three packs them into one, before its plan adds one.
+    assert counts == [2, 3, 2, 3, 2]
+    # Packed, a memo keeps the entries of the current captures only, not of a.md's earlier ones.
+    held = sorted(capture for (entries,) in parts for capture in json.loads(entries)[0])
+    assert held == sorted(article.capture_id for article in report.process.wiki.articles)
+
+
+def test_a_lent_plan_is_the_full_plan_when_every_read_packs_the_memo(make_wiki, monkeypatch):
+    monkeypatch.setattr(plan_memo, "MAX_PARTS", 0)
+    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS)
 
 
 def _traced(conn, statements: list):
