@@ -267,16 +267,22 @@ SCHEMA_V11 = (
 # v12: the plan memo packed (plan_memo.py): a row per plan that added entries to a pass version's memo,
 # its entries as JSON columns with their results' digests, instead of a row per capture. Reading and
 # joining 13,000 rows a pass (104,000 at 10k articles) took a third of a second of every edit build.
-# A cache still: the rows of v4 are dropped, at the cost of one full plan.
+# A cache still; the rows of v4 are packed here, a part per pass version (their digests unknown: the
+# next plan looks them up and packs them in), so the first build after the upgrade plans no more.
 SCHEMA_V12 = """
-    DROP TABLE plan_memo;
-    CREATE TABLE plan_memo (
+    CREATE TABLE plan_memo_packed (
         pass_name TEXT NOT NULL,
         pass_version INTEGER NOT NULL,
         part INTEGER NOT NULL,            -- 0, 1, ...: a later part's entry for a capture replaces an earlier one's
         entries BLOB NOT NULL,            -- JSON: [capture ids, own digests, job ids, result digests or null, reports]
         PRIMARY KEY (pass_name, pass_version, part)
     );
+    INSERT INTO plan_memo_packed
+        SELECT pass_name, pass_version, 0, json_array(json_group_array(capture_id), json_group_array(own),
+            json_group_array(job_id), json_group_array(NULL), json_group_array(NULL))
+        FROM plan_memo GROUP BY pass_name, pass_version;
+    DROP TABLE plan_memo;
+    ALTER TABLE plan_memo_packed RENAME TO plan_memo;
 """
 
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.

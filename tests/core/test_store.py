@@ -157,3 +157,24 @@ def test_the_v11_migration_keeps_apart_the_diagnostics_of_every_result_already_s
     conn = open_store(tmp_path / "state.db")
     rows = conn.execute("SELECT job_id, diagnostics FROM result_diagnostics").fetchall()
     assert [(row[0], json.loads(row[1])) for row in rows] == [(2, [{"code": "w", "line": 2}])]
+
+
+def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
+    from types import SimpleNamespace
+
+    from pipeline.plan_memo import load_memo
+    from pipeline.store import output_digest
+
+    _v6_store_with(tmp_path / "state.db", ['{"a":1}', '{"b":2}'])
+    raw = sqlite3.connect(tmp_path / "state.db")
+    raw.execute("INSERT INTO plan_worlds VALUES ('p', 1, 'world')")
+    raw.executemany("INSERT INTO plan_memo VALUES ('p', 1, ?, ?, ?)", [(1, "own-1", 1), (7, "", 2), (9, "own-9", 3)])
+    raw.commit()
+    raw.close()
+    conn = open_store(tmp_path / "state.db")
+    results = {}
+    memo = load_memo(conn, SimpleNamespace(name="p", version=1), "world", results=results)
+    assert memo == {1: ("own-1", 1), 7: ("", 2), 9: ("own-9", 3)}
+    # The digests of the results that exist (job 3 has none) are looked up, not lost.
+    assert {job: stored.sha256 for job, (_, stored) in results.items()} == {
+        1: output_digest('{"a":1}'), 2: output_digest('{"b":2}')}  # fmt: skip
