@@ -137,6 +137,7 @@ def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
 
 def test_a_lent_plan_is_the_full_plan_when_every_read_packs_the_memo(make_wiki, monkeypatch):
     monkeypatch.setattr(plan_memo, "MAX_PARTS", 0)
+    monkeypatch.setattr(plan_memo, "BLOB_CHUNK", 7)  # each part written in many pieces
     _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS)
 
 
