@@ -207,7 +207,7 @@ def build_model(
     seeds = Seeds() if seeds is None else seeds
     results = [wiki.results.get(name, {}) for name in SEED_PASSES]
     articles = [a for a in wiki.articles if a.capture_id in metadata]
-    keys = {a.path: _seed_key(results, a.capture_id) for a in articles}
+    keys = _seed_keys(results, articles)
     made = {a.capture_id: _seed(a.capture_id, keys[a.path], results, seeds) for a in articles}
     replaced = _replaced(articles, keys, made, seeds, last_keys or {})
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
@@ -260,15 +260,19 @@ def _seed(capture_id: int, key: str | None, results: list, seeds: Seeds) -> Seed
     return seeds.get(key, lambda: seed_of(*(_read_once(outputs, capture_id) for outputs in results)))
 
 
-def _seed_key(results: list, capture_id: int) -> str | None:
-    """The digests of an article's results (`-`: none), as one key; None when one is held as plain data (tests)."""
-    digests = []
-    for outputs in results:
-        digest = getattr(outputs, "digest", None)  # StoredOutputs know a result's digest without reading it
-        if capture_id in outputs and digest is None:
-            return None
-        digests.append(digest(capture_id) if capture_id in outputs else "-")
-    return seed_key(digests)
+def _seed_keys(results: list, articles: list[Article]) -> dict[str, str | None]:
+    """article path -> the digests of its results (`-`: none), as one key; None when one is held as
+    plain data (tests). StoredOutputs know a result's digest without reading it."""
+    held = [getattr(outputs, "stored", None) for outputs in results]  # capture id -> Stored
+    if any(stored is None and outputs for stored, outputs in zip(held, results)):
+        plain = [outputs for stored, outputs in zip(held, results) if stored is None]
+        return {a.path: None if any(a.capture_id in outputs for outputs in plain) else _key_of(held, a.capture_id)
+                for a in articles}  # fmt: skip
+    return {a.path: _key_of(held, a.capture_id) for a in articles}
+
+
+def _key_of(held: list, capture_id: int) -> str:
+    return seed_key([stored[capture_id].sha256 if stored and capture_id in stored else "-" for stored in held])
 
 
 def _link_to(path: str, seed: Seed, default_language: str) -> Link:

@@ -65,7 +65,7 @@ def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_pat
     save_seeds(path, seeds)
     loaded = load_seeds(path)
     assert loaded.known == {"k": SEED} and loaded.get("k", lambda: None) == SEED and not loaded.changed
-    path.write_bytes(orjson.dumps({"code": "other" + CODE, "seeds": {"k": SEED}}))
+    path.write_bytes(orjson.dumps({"code": "other" + CODE, "seeds": {"k": list(SEED)}}))
     assert load_seeds(path).known == {}
     for broken in (b"{", b"[]", orjson.dumps({"code": CODE, "seeds": {"k": ["T"]}})):
         path.write_bytes(broken)
