@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
-from pipeline.plan_memo import Digests, PlanCache, load_kept, load_memo, owns_of, save_kept, save_memo, world_of
+from pipeline.plan_memo import (
+    Digests, PlanCache, load_kept, load_memo, owns_of, result_digests, save_kept, save_memo, world_of,
+)
 from pipeline.results import Stored, StoredOutputs, keep_mentions
 from pipeline.store import db_path, rows_for_ids, write
 
@@ -114,10 +116,14 @@ def plan_round(
             existing.update(_existing_jobs(conn, missing))
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
+        # The memo holds the results of the jobs it names that have one: those that existed (after
+        # a title change, most of a world's), not those just made.
+        made = {existing[row[:4]] for row in missing}
+        done = result_digests(conn, [existing[row[:4]] for row in rows if existing[row[:4]] not in made])
         # Let go of the rows and inputs first: a memo written whole (a cold build's: 6 MB of JSON for
         # html at 10k) is the round's last big allocation, and was its peak of memory.
         del rows, blobs, needed, missing, existing
-        saved = lent.save(conn, plan.jobs)
+        saved = lent.save(conn, plan.jobs, done)
     if cache is not None:  # only once they are in the store: a transaction rolled back names jobs that never were
         for spec, world, entries, fresh in saved:
             cache.remember(spec, world, entries, fresh=fresh)
@@ -135,15 +141,16 @@ class _Lent:
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
 
-    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int]) -> list[tuple]:
-        """Record the memo entries this round made; return them as (spec, world, entries, fresh)."""
+    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], done: dict) -> list[tuple]:
+        """Record the memo entries this round made, with the results `done` (job id -> (digest, reports));
+        return them as (spec, world, entries, fresh)."""
         saved = []
         for spec in self.specs:
             world, fresh = self.worlds[spec.name]
             name, pairs = spec.name, zip(self.articles, self.owns[spec.name])
             new = [(a.capture_id, own) for a, own in pairs if fresh or (a.capture_id, name) not in self.jobs]
             entries = [(cid, own, jobs[(cid, name)]) for cid, own in new]
-            save_memo(conn, spec, world, entries, fresh=fresh)
+            save_memo(conn, spec, world, entries, fresh=fresh, digests=done)
             saved.append((spec, world, entries, fresh))
         return saved
 

@@ -211,9 +211,7 @@ def _read_memo(conn: sqlite3.Connection, key: tuple[str, int], results: dict, cu
         captures, owns, jobs, shas, reports = jsonio.loads(entries)
         memo.update(zip(captures, zip(owns, jobs)))
         digests.update(zip(jobs, zip(shas, reports)))
-    unknown = [job for _, job in memo.values() if digests[job][0] is None]
-    sql = "SELECT job_id, sha256, reports FROM result_digests WHERE job_id IN ({ids})"
-    found = {job: (sha, reports) for job, sha, reports in rows_for_ids(conn, sql, unknown)}
+    found = result_digests(conn, [job for _, job in memo.values() if digests[job][0] is None])
     digests.update(found)
     if len(parts) > MAX_PARTS or len(found) > PACK_FOUND:
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
@@ -228,16 +226,24 @@ def _read_memo(conn: sqlite3.Connection, key: tuple[str, int], results: dict, cu
     return memo
 
 
+def result_digests(conn: sqlite3.Connection, jobs: list[int]) -> dict[int, tuple[str, int]]:
+    """job id -> (digest of its result, whether it may report a diagnostic), of those of `jobs` that have one."""
+    sql = "SELECT job_id, sha256, reports FROM result_digests WHERE job_id IN ({ids})"
+    return {job: (sha, reports) for job, sha, reports in rows_for_ids(conn, sql, jobs)}
+
+
 def save_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool
+    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool,
+    digests: dict[int, tuple[str, int]] | None = None,
 ) -> None:
-    """Record (capture id, own digest, job id) entries made in `world`; `fresh` drops those of another world."""
+    """Record (capture id, own digest, job id) entries made in `world`, with the result `digests` known
+    (job id -> (digest, reports)); `fresh` drops those of another world."""
     key = (spec.name, spec.version)
     if fresh:
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
         conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
     if entries:
-        _add_part(conn, key, entries, {})
+        _add_part(conn, key, entries, digests or {})
 
 
 BLOB_CHUNK = 1 << 20  # bytes of a part written at a time

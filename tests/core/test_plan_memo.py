@@ -114,6 +114,23 @@ def test_a_memo_holds_the_results_of_the_jobs_it_lends(make_wiki, monkeypatch):
     assert reports[-1].process.reused > asked  # the memo's lent jobs came with their results
 
 
+def test_a_memo_made_in_a_new_world_holds_the_results_of_the_jobs_that_existed(make_wiki):
+    import json
+
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1)
+    (config.content_dir / "b.md").write_text(STEPS[2]["b.md"])  # a new title: wikilinks plans in a new world
+    report = build(config, workers=1)
+    conn = open_store(config.state_db)
+    parts = conn.execute("SELECT entries FROM plan_memo WHERE pass_name = 'wikilinks'").fetchall()
+    conn.close()
+    assert len(parts) == 1
+    captures, _, jobs, shas, _ = json.loads(parts[0][0])
+    made = [path for path, name in report.process.created_jobs if name == "wikilinks"]
+    # Only the jobs this plan made had no result when it was saved; the others' came with them.
+    assert 0 < len(made) < len(captures) and shas.count(None) == len(made)
+
+
 def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
     import json
 
