@@ -100,20 +100,7 @@ def plan_round(
             if spec.keeps and spec.name in selected:
                 built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
                 save_kept(conn, spec, lent.worlds[spec.name][0], built)
-        existing = _existing_jobs(conn, rows)
-        missing = [row for row in rows if row[:4] not in existing]
-        # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
-        # blob is some row's input, so when every job is new (a cold build: 104,000 at 10k) all are.
-        needed = blobs.keys() if len(missing) == len(rows) else {
-            sha for row in missing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
-        conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
-        conn.executemany(
-            """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
-                   max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            [row + (max_attempts, now) for row in missing],
-        )
-        if missing:
-            existing.update(_existing_jobs(conn, missing))
+        existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = {**lent.jobs, **{(row[0], row[1]): existing[row[:4]] for row in rows}}
         # The memo holds the results of the jobs it names that have one: those that existed (after
@@ -122,12 +109,34 @@ def plan_round(
         done = result_digests(conn, [existing[row[:4]] for row in rows if existing[row[:4]] not in made])
         # Let go of the rows and inputs first: a memo written whole (a cold build's: 6 MB of JSON for
         # html at 10k) is the round's last big allocation, and was its peak of memory.
-        del rows, blobs, needed, missing, existing
+        del rows, blobs, missing, existing
         saved = lent.save(conn, plan.jobs, done)
     if cache is not None:  # only once they are in the store: a transaction rolled back names jobs that never were
         for spec, world, entries, fresh in saved:
             cache.remember(spec, world, entries, fresh=fresh)
     return plan
+
+
+def _insert_jobs(
+    conn: sqlite3.Connection, rows: list, blobs: dict, max_attempts: int, now: float
+) -> tuple[dict, list]:
+    """Create the jobs of `rows` that do not exist, with their inputs; return (every row's identity ->
+    its job id, the rows created)."""
+    existing = _existing_jobs(conn, rows)
+    missing = [row for row in rows if row[:4] not in existing]
+    # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
+    # blob is some row's input, so when every job is new (a cold build: 104,000 at 10k) all are.
+    needed = blobs.keys() if len(missing) == len(rows) else {
+        sha for row in missing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
+    conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
+    conn.executemany(
+        """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
+               max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)""",
+        [row + (max_attempts, now) for row in missing],
+    )
+    if missing:
+        existing.update(_existing_jobs(conn, missing))
+    return existing, missing
 
 
 @dataclass
