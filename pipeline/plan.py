@@ -106,7 +106,7 @@ def plan_round(
         # The memo holds the results of the jobs it names that have one: those that existed (after
         # a title change, most of a world's), not those just made.
         made = {existing[row[:4]] for row in missing}
-        done = result_digests(conn, [existing[row[:4]] for row in rows if existing[row[:4]] not in made])
+        done = result_digests(conn, [job for job in (existing[row[:4]] for row in rows) if job not in made])
         # Let go of the rows and inputs first: a memo written whole (a cold build's: 6 MB of JSON for
         # html at 10k) is the round's last big allocation, and was its peak of memory.
         del rows, blobs, missing, existing
@@ -255,8 +255,8 @@ def load_results(
     by_job = {job_id: key for key, job_id in plan.jobs.items()}
     db = db_path(conn)
     results = {name: StoredOutputs(db, lazy.get(name, ())) for name in {name for _, name in plan.jobs}}
-    rows = _result_rows(conn, [job_id for job_id in by_job if known is None or job_id not in known])
-    found = ((job_id, by_job[job_id][1], Stored(job_id, sha, bool(reports))) for job_id, sha, reports in rows)
+    read = result_digests(conn, [job_id for job_id in by_job if known is None or job_id not in known])
+    found = ((job_id, by_job[job_id][1], Stored(job_id, sha, bool(reports))) for job_id, (sha, reports) in read.items())
     if known is not None:
         known.update((job_id, (name, stored)) for job_id, name, stored in found)
         found = ((job_id, *known[job_id]) for job_id in by_job if job_id in known)  # a failed job has none
@@ -267,11 +267,6 @@ def load_results(
             sha = stored.sha256
             digests[name][capture_id] = hashlib.sha256(f"{job_id}|{sha}".encode()).hexdigest() if name in lazy else sha
     return {name: outputs for name, outputs in results.items() if outputs}
-
-
-def _result_rows(conn: sqlite3.Connection, ids: list[int]):
-    """(job id, digest, whether it may report a diagnostic) of the jobs `ids` that have a result."""
-    return rows_for_ids(conn, "SELECT job_id, sha256, reports FROM result_digests WHERE job_id IN ({ids})", ids)
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:

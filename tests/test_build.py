@@ -45,8 +45,8 @@ def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_w
     jobs = job_ids(config)
     (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
     read = []
-    rows = plan._result_rows
-    monkeypatch.setattr(plan, "_result_rows", lambda conn, ids: read.extend(ids) or rows(conn, ids))
+    rows = plan.result_digests
+    monkeypatch.setattr(plan, "result_digests", lambda conn, ids: read.extend(ids) or rows(conn, ids))
     second = build(config, workers=1, site=True, warm=warm)
     assert read and set(read) == job_ids(config) - jobs  # only the results of the jobs the edit created
     kept = {a.path: a for a in first.process.wiki.articles}
