@@ -91,9 +91,7 @@ def plan_round(
     with write(conn):
         lent = _lend(conn, specs, articles, wiki, digests or {}, cache, results)
         keep_mentions(conn, wiki.results.values())  # what the worlds' parts searched the outputs for
-        # Article-major order: a worker's batch then holds several passes of one article,
-        # so a parse cached in the worker process serves all of them.
-        todo = [(a, spec) for a in articles for spec in specs if (a.capture_id, spec.name) not in lent.jobs]
+        todo = lent.todo()
         selected = {spec.name for _, spec in todo}
         rows, blobs = _slices(todo, wiki, workers)
         for spec in specs:
@@ -148,7 +146,15 @@ class _Lent:
     worlds: dict[str, tuple[str, bool]]  # pass -> (world, whether it differs from the last plan's)
     owns: dict[str, list[str]]  # pass -> the own digest of each article, in order
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
+    missed: dict[str, list[int]] = field(default_factory=dict)  # pass -> where its jobs not lent are in `articles`
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
+
+    def todo(self) -> list[tuple[Article, PassSpec]]:
+        """The jobs not lent, as (article, pass), article by article (and in pass order within one):
+        a worker's batch then holds several passes of one article, so a parse cached in the worker
+        process serves all of them."""
+        missing = sorted((at, order) for order, spec in enumerate(self.specs) for at in self.missed[spec.name])
+        return [(self.articles[at], self.specs[order]) for at, order in missing]
 
     def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], done: dict) -> list[tuple]:
         """Record the memo entries this round made, with the results `done` (job id -> (digest, reports));
@@ -156,8 +162,8 @@ class _Lent:
         saved = []
         for spec in self.specs:
             world, fresh = self.worlds[spec.name]
-            name, pairs = spec.name, zip(self.articles, self.owns[spec.name])
-            new = [(a.capture_id, own) for a, own in pairs if fresh or (a.capture_id, name) not in self.jobs]
+            name, owns = spec.name, self.owns[spec.name]
+            new = ((self.articles[at].capture_id, owns[at]) for at in self.missed[name])  # all of them when fresh
             entries = [(cid, own, jobs[(cid, name)]) for cid, own in new]
             save_memo(conn, spec, world, entries, fresh=fresh, digests=done)
             saved.append((spec, world, entries, fresh))
@@ -179,10 +185,13 @@ def _lend(
         wiki.lend(kept)
         lent.kept[spec.name] = set(kept)
         owns = lent.owns[spec.name] = owns_of(spec, articles, wiki, digests)
-        for article, own in zip(articles, owns):
+        missed = lent.missed[spec.name] = []
+        for at, (article, own) in enumerate(zip(articles, owns)):
             hit = memo.get(article.capture_id)
             if hit is not None and hit[0] == own:
                 lent.jobs[(article.capture_id, spec.name)] = hit[1]
+            else:
+                missed.append(at)
     return lent
 
 

@@ -91,3 +91,28 @@ def test_existing_jobs_are_found_by_their_identity_and_no_others_are_read(make_w
         conn.close()
     assert len(jobs) > 2 * len(found) > 0
     assert found == {job[:4]: job[4] for job in jobs[::7]}
+
+
+def test_a_rounds_new_jobs_are_made_article_by_article_in_pass_order(make_wiki):
+    """So a worker's batch holds several passes of one article, which share one parse: after a cold
+    build, and after an edit that re-plans some passes of some articles only."""
+    from pipeline.build import passes_for
+    from pipeline.passes.registry import rounds
+
+    config = make_wiki(FILES, search=False)
+    order = {spec.name: (number, at) for number, specs in enumerate(rounds(passes_for(config))) for at, spec in
+             enumerate(specs)}  # fmt: skip
+
+    def made_in_order(jobs):
+        keys = [(order[name][0], path, order[name][1]) for path, name, _ in jobs]
+        return keys == sorted(keys) and len(set(keys)) == len(keys)
+
+    build(config, workers=1)
+    cold = _jobs(config)
+    (config.content_dir / "a03.md").write_text("---\ntitle: Article 3\n---\nNow [[a05]] and Article 7.\n")
+    (config.content_dir / "a08.md").write_text("---\ntitle: Article 8\n---\nOnly prose.\n")
+    build(config, workers=1)
+    edit = _jobs(config)[len(cold):]
+    assert len(cold) == 12 * len(order) and made_in_order(cold)
+    assert {path for path, _, _ in edit} >= {"a03.md", "a08.md"} and len(edit) < len(cold) / 2
+    assert made_in_order(edit)
