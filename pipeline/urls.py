@@ -7,7 +7,6 @@ Articles of the default language live at the root, others under `<lang>/`.
 
 from __future__ import annotations
 
-import posixpath
 from functools import lru_cache
 
 from pipeline.text import lookup_key, url_slug
@@ -25,11 +24,16 @@ def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
 
     As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says.
     """
-    folder, name = posixpath.split(path)
-    folder = "/".join(url_slug(part) for part in folder.split("/")) + "/" if folder else ""
+    folder, _, name = path.rpartition("/")
     stem = name.split(".", 1)[0]
     page = "" if slug in INDEX_SLUGS or stem in INDEX_SLUGS else f"{url_slug(slug)}/"
-    return f"{lang_prefix(lang, default_language)}{folder}{page}"
+    return f"{lang_prefix(lang, default_language)}{_folder_url(folder)}{page}"
+
+
+@lru_cache(maxsize=4096)  # a wiki has few folders, and each of its articles asks for its own
+def _folder_url(folder: str) -> str:
+    """`Guides/Set up` -> `guides/set-up/`; '' (the root) -> ''."""
+    return "".join(f"{url_slug(part)}/" for part in folder.split("/")) if folder else ""
 
 
 def home_url(lang: str, default_language: str) -> str:
