@@ -5,6 +5,8 @@ memo is dropped and the same wiki planned from scratch must find every job
 already there (nothing new to create) and give the same results.
 """
 
+import re
+
 import pytest
 
 from pipeline.build import Warm, build
@@ -129,6 +131,19 @@ def test_a_memo_made_in_a_new_world_holds_the_results_of_the_jobs_that_existed(m
     made = [path for path, name in report.process.created_jobs if name == "wikilinks"]
     # Only the jobs this plan made had no result when it was saved; the others' came with them.
     assert 0 < len(made) < len(captures) and shas.count(None) == len(made)
+
+
+def test_a_memo_holds_one_digest_of_what_each_article_reads_for_itself_however_many_parts(make_wiki):
+    import json
+
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1)
+    conn = open_store(config.state_db)
+    (part,) = conn.execute("SELECT entries FROM plan_memo WHERE pass_name = 'html'").fetchone()
+    conn.close()
+    owns = json.loads(part)[1]  # html reads seven parts for itself: joined, they were 454 characters an article
+    assert len(html.READS_OWN) == 7 and len(owns) == 4
+    assert all(re.fullmatch("[0-9a-f]{64}", own) for own in owns) and len(set(owns)) == 4
 
 
 def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
