@@ -10,6 +10,7 @@ output is still there), so a build with nothing to do loads no template code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pipeline.config import Config
 from pipeline.site.writer import in_output, previous_files
@@ -18,6 +19,9 @@ MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
 SEEDS = "page-seeds.json"  # in the state folder: what each page takes of its results (seeds.py)
 COMPILED_TEMPLATES = "templates-compiled"  # in the state folder: Jinja's compiled templates, for the next build
+BUNDLE = "pagefind"  # in the output folder: every search shard's bundle, the UI and the loader (search.py)
+LOADER = "shards.js"
+UI_FILES = ("pagefind-ui.js", "pagefind-ui.css")
 
 
 @dataclass
@@ -42,8 +46,13 @@ def normalize_base(url: str) -> str:
 
 
 def search_pending(config: Config) -> bool:
-    """The site has pages the search index does not have yet (its indexing failed or was stopped)."""
-    return config.search and (config.state_dir / SEARCH_PENDING).exists()
+    """The site has pages the search index does not have yet (its indexing failed or was stopped), or
+    the index is gone from the output folder."""
+    return config.search and ((config.state_dir / SEARCH_PENDING).exists() or not has_index(config.out_dir))
+
+
+def has_index(out_dir: Path) -> bool:
+    return all((Path(out_dir) / BUNDLE / name).is_file() for name in (*UI_FILES, LOADER))
 
 
 def site_intact(config: Config) -> bool:

@@ -12,7 +12,7 @@ from pipeline.site import (
 )  # fmt: skip
 from pipeline.site.model import Model, build_model
 from pipeline.site.render import Previous, Settings, environment, page_file, render_files
-from pipeline.site.search import BackgroundIndex, Indexing, has_index, index_site
+from pipeline.site.search import BackgroundIndex, Indexing, index_site
 from pipeline.site.shards import Shard, shards_of
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.state import digest, kept_state
@@ -56,7 +56,7 @@ def render_site(
         unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
     )  # fmt: skip
     written()
-    if search_pending(config) or (config.search and not has_index(config.out_dir)):
+    if search_pending(config):
         _index(config, Indexing(config.out_dir, config.state_dir, _shards(model, config)), report, search_later, workers)
     return report
 

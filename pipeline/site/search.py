@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from pipeline.site import BUNDLE, LOADER, UI_FILES
+from pipeline.site.bundles import prune
 from pipeline.site.shards import Shard, indexed, loader, record
 
-BUNDLE = "pagefind"  # in the output folder: every shard's bundle, the UI and the loader
-LOADER = "shards.js"
-UI_FILES = ("pagefind-ui.js", "pagefind-ui.css")
 STAGE = "search-stage"  # in the state folder: links to one shard's pages, for Pagefind to read
 NEXT, OLD = ".next-", ".old-"  # beside a shard's bundle: where a run writes, and the bundle it replaces
 ONE_BUNDLE_LEFTOVERS = (".pagefind-next", ".pagefind-old")  # what a stopped run of the one-bundle layout left
@@ -112,6 +111,7 @@ def _index_shard(indexing: Indexing, shard: Shard, run: Run) -> str | None:
     if outcome is None or warning:
         shutil.rmtree(fresh, ignore_errors=True)
         return warning
+    prune(fresh)  # what the bundle it was seeded with held, and its index no longer reads
     _replace(fresh, bundle)
     return ""
 
@@ -166,10 +166,6 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
-
-
-def has_index(out_dir: Path) -> bool:
-    return all((Path(out_dir) / BUNDLE / name).is_file() for name in (*UI_FILES, LOADER))
 
 
 @dataclass

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pipeline import jsonio
 
-SHARD_PAGES = 500  # pages a shard holds at most (and half as many at least), but past MAX_SHARDS
+SHARD_PAGES = 128  # pages a shard holds at most (and half as many at least), but past MAX_SHARDS
 MAX_SHARDS = 32  # a language's at most: a search fetches a part of each
 PLAIN_TAG = re.compile(r"[A-Za-z0-9-]{1,35}")
 RECORD = "search-shards.json"  # in the state folder: shard folder -> digest of what it indexed

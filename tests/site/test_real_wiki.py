@@ -57,9 +57,11 @@ def test_redirects_come_from_redirects_yaml(built):
 
 def test_search_is_indexed_per_language(built):
     _, out, _ = built
-    for lang in ("en", "es"):  # under 500 pages each: one shard each
-        entry = json.loads((out / "pagefind" / lang / "0" / "pagefind-entry.json").read_text(encoding="utf-8"))
-        assert set(entry["languages"]) == {lang} and entry["languages"][lang]["page_count"] > 250
+    for lang in ("en", "es"):  # 257 to 512 pages each: four shards each
+        entries = [json.loads((out / "pagefind" / lang / str(n) / "pagefind-entry.json").read_text(encoding="utf-8"))
+                   for n in range(4)]  # fmt: skip
+        assert all(set(entry["languages"]) == {lang} for entry in entries)
+        assert sum(entry["languages"][lang]["page_count"] for entry in entries) > 250
     assert (out / "pagefind" / "pagefind-ui.js").is_file() and (out / "pagefind" / "shards.js").is_file()
 
 

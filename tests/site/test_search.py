@@ -9,13 +9,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import threading
 
 from pipeline.build import build
-from pipeline.site import SEARCH_PENDING, search_pending
-from pipeline.site import publish, search, shards
-from pipeline.site.search import BUNDLE, BackgroundIndex, Indexing, has_index, index_site
+from pipeline.site import BUNDLE, SEARCH_PENDING, has_index, publish, search, search_pending, shards
+from pipeline.site.search import BackgroundIndex, Indexing, index_site
 from pipeline.site.shards import RECORD, Shard
 from tests.site.helpers import SITE, read
 
@@ -84,6 +84,15 @@ def test_an_edit_indexes_again_only_the_shard_of_its_page(make_wiki, monkeypatch
     assert report.site.indexed and len(ran) == 1  # one shard of four
     beta = next(shard.folder for shard in _shards(config) if "beta/index.html" in shard.files)
     assert ran == [".next-" + beta.split("/")[1]]  # the shard of the page that changed
+
+
+def test_a_build_with_nothing_else_to_do_indexes_again_a_search_folder_that_is_gone(make_wiki, monkeypatch):
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", listing)
+    build(config, site=True)
+    shutil.rmtree(config.out_dir / BUNDLE)
+    report = build(config, site=True)
+    assert report.site.indexed and has_index(config.out_dir) and report.site.written == []
 
 
 def test_what_no_shard_is_goes_from_the_search_folder(make_wiki, monkeypatch):

@@ -11,15 +11,15 @@ PAGES = [(f"p{n}/index.html", "en") for n in range(1200)] + [(f"es/p{n}/index.ht
 KEYS = {file: f"key-{file}" for file, _ in PAGES}
 
 
-def test_a_language_has_a_power_of_two_of_shards_of_at_most_500_pages_every_page_in_one():
+def test_a_language_has_a_power_of_two_of_shards_of_at_most_128_pages_every_page_in_one():
     made = shards_of(PAGES, KEYS)
-    assert [(shard.lang, shard.number) for shard in made] == [("en", n) for n in range(4)] + [("es", 0)]
+    assert [(shard.lang, shard.number) for shard in made] == [("en", n) for n in range(16)] + [("es", n) for n in range(4)]
     assert sorted(file for shard in made for file in shard.files) == sorted(file for file, _ in PAGES)
-    assert all(200 <= len(shard.files) <= 400 for shard in made if shard.lang == "en")  # 1,200 as the hash spreads them
+    assert all(45 <= len(shard.files) <= 110 for shard in made if shard.lang == "en")  # 1,200 as the hash spreads them
 
 
 def test_the_shards_are_made_again_only_when_a_language_s_pages_double():
-    assert [shards.shard_count(n) for n in (1, 500, 501, 1000, 1001, 2000, 2001)] == [1, 1, 2, 2, 4, 4, 8]
+    assert [shards.shard_count(n) for n in (1, 128, 129, 256, 257, 512, 513)] == [1, 1, 2, 2, 4, 4, 8]
     assert shards.shard_count(10**6) == shards.MAX_SHARDS
 
 
@@ -50,4 +50,5 @@ def test_a_language_that_is_no_plain_tag_gets_a_folder_named_by_its_digest():
 
 def test_the_loader_lists_each_language_s_shard_folders():
     text = loader(shards_of(PAGES, KEYS))
-    assert json.loads(text.split("= ", 1)[1].rstrip(";\n")) == {"en": [f"en/{n}/" for n in range(4)], "es": ["es/0/"]}
+    assert json.loads(text.split("= ", 1)[1].rstrip(";\n")) == {
+        "en": [f"en/{n}/" for n in range(16)], "es": [f"es/{n}/" for n in range(4)]}
