@@ -90,7 +90,7 @@ def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> 
             else:
                 done[shard.folder] = shard.digest
                 record(indexing.state_dir, done)
-    if indexing.shards and warning is None:
+    if warning is None:
         _finish(root, indexing.shards)
         record(indexing.state_dir, {shard.folder: done[shard.folder] for shard in indexing.shards})
     return warning
@@ -144,14 +144,16 @@ def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> None:
 
 
 def _finish(root: Path, shards: list[Shard]) -> None:
-    """Write the loader and the UI (from a shard's bundle), and delete what no shard is."""
-    source = root / shards[0].folder
-    for name in UI_FILES:
-        if not (root / name).is_file() or (root / name).read_bytes() != (source / name).read_bytes():
-            shutil.copy2(source / name, root / name)
+    """Write the UI (from a shard's bundle) and the loader, last (`has_index` looks for it), and delete
+    what no shard is. A site without article pages gets a loader listing no shards, and no UI."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name in UI_FILES if shards else ():
+        source = root / shards[0].folder / name
+        if not (root / name).is_file() or (root / name).read_bytes() != source.read_bytes():
+            shutil.copy2(source, root / name)
     (root / LOADER).write_text(loader(shards), encoding="utf-8")
     folders = {shard.folder.rstrip("/") for shard in shards}  # "<lang>/<n>"
-    kept = {*UI_FILES, LOADER} | {folder.split("/")[0] for folder in folders}
+    kept = {*(UI_FILES if shards else ()), LOADER} | {folder.split("/")[0] for folder in folders}
     for entry in root.iterdir():
         if entry.name not in kept:
             _remove(entry)

@@ -95,6 +95,13 @@ def test_a_build_with_nothing_else_to_do_indexes_again_a_search_folder_that_is_g
     assert report.site.indexed and has_index(config.out_dir) and report.site.written == []
 
 
+def test_a_site_without_article_pages_gets_a_loader_of_no_shards_and_its_next_build_is_skipped(make_wiki):
+    config = dataclasses.replace(make_wiki({"redirects.yaml": "redirects: []\n"}), search=True)
+    assert build(config, site=True).site.indexed
+    assert read(config.out_dir, "pagefind/shards.js").endswith("window.pipelineSearchShards = {};\n")
+    assert build(config, site=True).process.skipped
+
+
 def test_what_no_shard_is_goes_from_the_search_folder(make_wiki, monkeypatch):
     config = searching(make_wiki)
     monkeypatch.setattr(search, "pagefind", listing)
