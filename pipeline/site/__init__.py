@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.config import Config
+from pipeline.site.shards import loader
 from pipeline.site.writer import in_output, previous_files
 
 MANIFEST = "site-manifest.json"
@@ -52,8 +53,13 @@ def search_pending(config: Config) -> bool:
 
 
 def has_index(out_dir: Path) -> bool:
-    """The output folder has a search index: its loader, written once every shard is in place."""
-    return (Path(out_dir) / BUNDLE / LOADER).is_file()
+    """The output folder has the search index: its loader, written once every shard is in place, and the
+    UI, which a site without article pages (its loader listing no shards) goes without."""
+    root = Path(out_dir) / BUNDLE
+    if not (root / LOADER).is_file():
+        return False
+    ui = all((root / name).is_file() for name in UI_FILES)
+    return ui or (root / LOADER).read_text(encoding="utf-8") == loader([])
 
 
 def site_intact(config: Config) -> bool:

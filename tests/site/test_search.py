@@ -95,6 +95,14 @@ def test_a_build_with_nothing_else_to_do_indexes_again_a_search_folder_that_is_g
     assert report.site.indexed and has_index(config.out_dir) and report.site.written == []
 
 
+def test_a_build_indexes_again_a_search_ui_that_is_gone(make_wiki, monkeypatch):
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", listing)
+    build(config, site=True)
+    (config.out_dir / BUNDLE / "pagefind-ui.js").unlink()
+    assert build(config, site=True).site.indexed and has_index(config.out_dir)
+
+
 def test_a_site_without_article_pages_gets_a_loader_of_no_shards_and_its_next_build_is_skipped(make_wiki):
     config = dataclasses.replace(make_wiki({"redirects.yaml": "redirects: []\n"}), search=True)
     assert build(config, site=True).site.indexed
