@@ -23,7 +23,8 @@ pages as long (a title, a short description, links: not a slug, language,
 draft mark, alias, category or translation), the pages that can differ
 besides are those showing a changed seed: the article's own, the pages its
 links reach, before or after ("What links here"), its translations' (their
-language switcher) and the wiki pages (lists of titles, red links). The
+language switcher) and the wiki pages (lists of titles, red links), unless
+all that changed is which articles its links reach, which no list shows. The
 last build's seed of each page is found by its key (`seeds`). Anything else
 (a new article, a moved page, a data file, a template) plans and digests
 every page as before.
@@ -101,22 +102,29 @@ def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
     if last is None or now.shared is None:
         return None
     shown = set()
+    lists = False
     if last.shared != now.shared:
-        shown = _showing_changed_seeds(last, now, model)
-        if shown is None:
+        showing = _showing_changed_seeds(last, now, model)
+        if showing is None:
             return None
+        shown, lists = showing
     changed = {path for path, own in now.own.items() if last.own.get(path) != own}
     if any(last.own.get(path, "").split("|")[0] != now.own[path].split("|")[0] for path in changed):
         return None
-    return Patch(changed | shown, lists=last.shared != now.shared)
+    return Patch(changed | shown, lists)
 
 
 # What a changed seed must keep for every page to stay where it is and every list of pages as long.
 PLACING = ("slug", "lang", "draft", "aliases", "categories", "pair_paths")
+# What of a seed no list of pages shows: the pages its links reach (their "What links here" does), and the
+# banner of its own page.
+UNLISTED = {"linked": (), "outdated": None, "shared": ""}
 
 
-def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> set[str] | None:
-    """The articles whose pages show a seed that changed, when only seeds changed and none moved a page."""
+def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> tuple[set[str], bool] | None:
+    """The articles whose pages show a seed that changed, and whether the lists of pages (titles, red links)
+    may show one too, when only seeds changed and none moved a page. A link made or unmade to an article
+    that exists changes no list: only the pages it reaches, before and after."""
     if now.base is None or last.base != now.base or last.own.keys() != now.own.keys() or not last.seeds:
         return None
     changed = [(path, old, new) for path, (old, new) in model.replaced.items() if old is None or old.shared != new.shared]
@@ -128,8 +136,12 @@ def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> set
             translated.setdefault(pair, []).append(page.path)
     shown = set()
     for path, old, new in changed:
-        shown |= {path, *old.linked, *new.linked, *translated.get(path, ())}
-    return shown & now.own.keys()
+        # A page's "What links here" shows each article linking to it by title (its URL is PLACING's):
+        # under the same title, only the pages its links reach now and not before, or before and not now.
+        reached = set(old.linked) ^ set(new.linked) if old.title == new.title else {*old.linked, *new.linked}
+        shown |= {path, *reached, *translated.get(path, ())}
+    lists = any(old._replace(**UNLISTED) != new._replace(**UNLISTED) for _, old, new in changed)
+    return shown & now.own.keys(), lists
 
 
 def digest(material) -> str:

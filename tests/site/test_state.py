@@ -80,27 +80,37 @@ def _article_pages(files: list[str]) -> list[str]:
     return [rel for rel in files if rel.count("/") == 1 + rel.startswith("es/") or rel.endswith("/history/index.html")]
 
 
-# A seed that changes in place: the file, the change, the articles whose pages show it, and what one of them shows now.
+# A seed that changes in place: the file, the change, the articles whose pages show it, what one of them shows
+# now, and whether the wiki pages (lists of titles, red links) may show it too.
 SEEDS_IN_PLACE = {
     # Beta links to alpha, whose "What links here" names it.
-    "a title": ("beta.md", ("title: Beta", "title: Bet"), ["alpha", "beta"], ("alpha", "Bet</a>")),
+    "a title": ("beta.md", ("title: Beta", "title: Bet"), ["alpha", "beta"], ("alpha", "Bet</a>"), True),
     # Alpha's language switcher names alfa (a source shows no banner: its own parts are unchanged); alfa links to beta.
     "a translation's title": ("alpha.es.md", ("title: Alfa", "title: Alfa Uno"), ["alpha", "beta", "es/alpha"],
-                              ("alpha", "Alfa Uno")),
-    # Alpha's "What links here" loses beta, evil's gains it.
-    "a link": ("beta.md", ("[[alpha]]", "[[evil]]"), ["alpha", "beta", "evil"], ("evil", ">Beta</a>")),
+                              ("alpha", "Alfa Uno"), True),
+    # Alpha's "What links here" loses beta, evil's gains it; no list shows either.
+    "a link": ("beta.md", ("[[alpha]]", "[[evil]]"), ["alpha", "beta", "evil"], ("evil", ">Beta</a>"), False),
+    # Evil's "What links here" gains beta; alpha's, which beta still links to under the same title, stays.
+    "a link beside another": ("beta.md", ("[[alpha]].", "[[alpha]] and [[evil]]."), ["beta", "evil"],
+                              ("evil", ">Beta</a>"), False),
+    # Alpha's "What links here" loses beta, and the wanted pages gain a red link.
+    "a red link": ("beta.md", ("[[alpha]]", "[[gone]]"), ["alpha", "beta"], ("special/wanted", "gone"), True),
 }
 
 
 @pytest.mark.parametrize("change", SEEDS_IN_PLACE.values(), ids=SEEDS_IN_PLACE.keys())
 def test_a_seed_changed_in_place_plans_the_pages_showing_it_and_the_wiki_pages(planned, site, monkeypatch, change):
     config, _ = site
-    path, (old, new), shown, (page, text) = change
+    path, (old, new), shown, (page, text), lists = change
     (config.content_dir / path).write_text(SITE[path].replace(old, new), encoding="utf-8")
     build_site(config)
     assert _article_pages(planned[-1]) == sorted(f"{p}/{rel}" for p in shown for rel in ("history/index.html", "index.html"))
-    # Every other page is planned (the wiki pages list titles, red links): the first build's less the articles' pages.
-    assert set(planned[0]) - set(planned[-1]) == set(_article_pages(planned[0])) - set(_article_pages(planned[-1]))
+    wiki_pages = set(planned[-1]) - set(_article_pages(planned[-1]))
+    if lists:  # every other page is planned: the first build's less the articles' pages
+        assert wiki_pages == set(planned[0]) - set(_article_pages(planned[0]))
+    else:  # as after a body edit: the home pages and the lists of changes and of all pages
+        assert {rel.removeprefix("es/") for rel in wiki_pages} == {
+            "index.html", "special/all/index.html", "special/recent/index.html"}  # fmt: skip
     assert text in read(config.out_dir, f"{page}/index.html")
     assert_same_as_a_full_render(config, monkeypatch)
 
