@@ -136,8 +136,9 @@ def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> tup
             translated.setdefault(pair, []).append(page.path)
     shown = set()
     for path, old, new in changed:
-        # A page's "What links here" shows each article linking to it by title (its URL is PLACING's):
-        # under the same title, only the pages its links reach now and not before, or before and not now.
+        # A page's "What links here" shows each article linking to it by title and URL (the URL is made of
+        # PLACING fields, unchanged here): under the same title, only the pages its links reach now and not
+        # before, or before and not now, show the change.
         reached = set(old.linked) ^ set(new.linked) if old.title == new.title else {*old.linked, *new.linked}
         shown |= {path, *reached, *translated.get(path, ())}
     lists = any(old._replace(**UNLISTED) != new._replace(**UNLISTED) for _, old, new in changed)
