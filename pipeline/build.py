@@ -25,7 +25,7 @@ from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
-from pipeline.plan_memo import Digests, PlanCache, read_results
+from pipeline.plan_memo import Digests, PlanCache, code_digest, read_results
 from pipeline.results import Stored
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
@@ -279,4 +279,4 @@ def build_stamp(config: Config, specs: list[PassSpec], sources: dict, captured: 
         settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name, "base_url": config.base_url,
                     "search": config.search, "theme": theme_digest(config.templates_dir)}  # fmt: skip
     options = wiki_options(config)
-    return stamp_of(captured.current, specs, options, sources, settings)
+    return stamp_of(captured.current, specs, options, sources, settings, code_digest("pipeline"))

@@ -2,8 +2,10 @@
 
 A stamp hashes everything a build reads: the current captures, the passes
 and their versions, the options passes read, what the facts are made from
-(data files, git HEAD, the capture log: `facts.fact_sources`), and (for a
-build that writes the site) the site settings and every theme file. If the
+(data files, git HEAD, the capture log: `facts.fact_sources`), the source of
+the package itself (an upgrade may write other pages from the same results),
+and (for a build that writes the site) the site settings and every theme
+file. If the
 stamp equals the one saved by the last complete build of the same kind
 (`build` or `check`) and that build left no failed job, its diagnostics are
 reused and nothing is gathered, planned, run or rendered.
@@ -35,8 +37,12 @@ class LastBuild:
     site: dict  # pages, redirects and files of the site it wrote ({} for `check`)
 
 
-def stamp_of(capture_ids: list[int], specs: list[PassSpec], options: dict, sources: dict, site: dict) -> str:
+def stamp_of(
+    capture_ids: list[int], specs: list[PassSpec], options: dict, sources: dict, site: dict, code: str = ""
+) -> str:
+    """`code`: the digest of the package's source, so that a build after an upgrade is never skipped."""
     material = {
+        "code": code,
         "captures": capture_ids,
         "passes": [(spec.name, spec.version, spec.contract_version, spec.module) for spec in specs],
         "options": options,

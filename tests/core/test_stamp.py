@@ -45,6 +45,17 @@ def test_a_theme_change_runs_the_build(make_wiki, tmp_path):
     assert not again.process.skipped and "404.html" in again.site.written
 
 
+def test_a_build_after_the_package_s_code_changed_runs(make_wiki, monkeypatch):
+    from pipeline import plan_memo
+
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    assert build(config, workers=1, site=True).process.skipped
+    monkeypatch.setitem(plan_memo._CODE, "pipeline", "another version's source")
+    assert not build(config, workers=1, site=True).process.skipped
+    assert build(config, workers=1, site=True).process.skipped
+
+
 def test_check_and_build_keep_their_own_stamps(make_wiki):
     config = make_wiki(FILES, search=False)
     build(config, workers=1, site=True)
