@@ -279,4 +279,4 @@ def build_stamp(config: Config, specs: list[PassSpec], sources: dict, captured: 
         settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name, "base_url": config.base_url,
                     "search": config.search, "theme": theme_digest(config.templates_dir)}  # fmt: skip
     options = wiki_options(config)
-    return stamp_of(captured.current, specs, options, sources, settings, code_digest("pipeline"))
+    return stamp_of(captured.current, specs, options, sources, settings, code_digest())

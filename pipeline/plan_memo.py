@@ -301,16 +301,28 @@ def _kept_world(spec: PassSpec, world: str) -> str:
     return _sha(f"{world}|{code_digest(spec.module)}")
 
 
-_CODE: dict[str, str] = {}
+_CODE: dict[str, str] = {}  # module -> its digest; "" -> the package's
+_PACKAGE = Path(pipeline.__file__).resolve().parent
 
 
-def code_digest(module: str) -> str:
-    """sha256 of the source of the pipeline package and of `module` (a pass from elsewhere)."""
+def code_digest(module: str = "") -> str:
+    """sha256 of the source of the pipeline package, and of `module` too when it lives elsewhere (a wiki's
+    own pass). The package is read once a process, however many of its modules ask."""
     if module not in _CODE:
-        files = sorted(Path(pipeline.__file__).parent.rglob("*.py"))
-        own = getattr(sys.modules.get(module), "__file__", None)
-        digest = hashlib.sha256()
-        for file in files + ([Path(own)] if own else []):
-            digest.update(file.read_bytes())
-        _CODE[module] = digest.hexdigest()
+        _CODE[module] = _outside_digest(module) if module else _package_digest()
     return _CODE[module]
+
+
+def _package_digest() -> str:
+    digest = hashlib.sha256()
+    for file in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _outside_digest(module: str) -> str:
+    own = getattr(sys.modules.get(module), "__file__", None)
+    if own is None or _PACKAGE in Path(own).resolve().parents:  # one of the package's: its source is in it
+        return code_digest()
+    return hashlib.sha256(code_digest().encode() + Path(own).read_bytes()).hexdigest()
+

@@ -38,7 +38,7 @@ class LastBuild:
 
 
 def stamp_of(
-    capture_ids: list[int], specs: list[PassSpec], options: dict, sources: dict, site: dict, code: str = ""
+    capture_ids: list[int], specs: list[PassSpec], options: dict, sources: dict, site: dict, code: str
 ) -> str:
     """`code`: the digest of the package's source, so that a build after an upgrade is never skipped."""
     material = {

@@ -64,7 +64,7 @@ def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) 
     """The state of the pages `model` makes; `salts` is each language's digest of navigation, settings and theme."""
     shared = base = None
     if model.seeds_digest is not None:  # the code too: pages are made by the whole package (URLs, slugs, Markdown)
-        base = digest((code_digest(__name__), model.default_language, model.languages, model.data, salts))
+        base = digest((code_digest(), model.default_language, model.languages, model.data, salts))
         shared = digest((base, model.seeds_digest))
     own = {page.path: f"{(page.updated or '')[:10]}|{_own(page, histories.get(page.path, []))}" for page in model.articles}
     seeds = model.seed_keys if None not in model.seed_keys.values() else {}

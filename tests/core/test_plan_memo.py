@@ -318,3 +318,20 @@ def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki,
     _forget_plans(config)
     full = build(config, workers=1, reuse=False)
     assert full.process.created_jobs == [] and _results(full) == _results(lent)
+
+
+def test_the_code_digest_reads_the_package_once_and_a_pass_from_elsewhere_too(tmp_path, monkeypatch):
+    import importlib.util
+    import sys
+
+    monkeypatch.setattr(plan_memo, "_CODE", {})
+    package = plan_memo.code_digest()
+    assert plan_memo.code_digest("pipeline.passes.html") == plan_memo.code_digest("pipeline.site.state") == package
+    digests = []
+    for source in ("VALUE = 1\n", "VALUE = 2\n"):
+        (tmp_path / "own_pass.py").write_text(source)
+        spec = importlib.util.spec_from_file_location("own_pass", tmp_path / "own_pass.py")
+        monkeypatch.setitem(sys.modules, "own_pass", importlib.util.module_from_spec(spec))
+        plan_memo._CODE.pop("own_pass", None)
+        digests.append(plan_memo.code_digest("own_pass"))
+    assert package not in digests and digests[0] != digests[1]

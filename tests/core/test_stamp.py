@@ -51,7 +51,7 @@ def test_a_build_after_the_package_s_code_changed_runs(make_wiki, monkeypatch):
     config = make_wiki(FILES, search=False)
     build(config, workers=1, site=True)
     assert build(config, workers=1, site=True).process.skipped
-    monkeypatch.setitem(plan_memo._CODE, "pipeline", "another version's source")
+    monkeypatch.setitem(plan_memo._CODE, "", "another version's source")
     assert not build(config, workers=1, site=True).process.skipped
     assert build(config, workers=1, site=True).process.skipped
 
