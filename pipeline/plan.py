@@ -20,7 +20,7 @@ from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import (
-    Digests, PlanCache, load_kept, load_memo, owns_of, result_digests, save_kept, save_memo, world_of,
+    Digests, PlanCache, lend_across, load_kept, load_memo, owns_of, result_digests, save_kept, save_memo, world_of,
 )
 from pipeline.results import Stored, StoredOutputs, keep_mentions
 from pipeline.store import db_path, rows_for_ids, write
@@ -88,15 +88,14 @@ def plan_round(
     (pass name, Stored)) gets the results of the memos read, for `load_results` to take as known.
     """
     plan = Plan()
+    results = {} if results is None else results
     with write(conn):
         lent = _lend(conn, specs, articles, wiki, digests or {}, cache, results)
         keep_mentions(conn, wiki.results.values())  # what the worlds' parts searched the outputs for
-        todo = lent.todo()
-        selected = {spec.name for _, spec in todo}
-        rows, blobs = _slices(todo, wiki, workers)
-        for spec in specs:
-            if spec.keeps and spec.name in selected:
-                built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
+        rows, blobs, touched = _slices(lent.todo(), wiki, workers)
+        for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
+            built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
+            if built:
                 save_kept(conn, spec, lent.worlds[spec.name][0], built)
         existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
@@ -108,7 +107,7 @@ def plan_round(
         # Let go of the rows and inputs first: a memo written whole (a cold build's: 6 MB of JSON for
         # html at 10k) is the round's last big allocation, and was its peak of memory.
         del rows, blobs, missing, existing
-        saved = lent.save(conn, plan.jobs, done)
+        saved = lent.save(conn, plan.jobs, done, touched, results)
     if cache is not None:  # only once they are in the store: a transaction rolled back names jobs that never were
         for spec, world, entries, fresh in saved:
             cache.remember(spec, world, entries, fresh=fresh)
@@ -143,11 +142,13 @@ class _Lent:
 
     specs: list[PassSpec]
     articles: list[Article]
-    worlds: dict[str, tuple[str, bool]]  # pass -> (world, whether it differs from the last plan's)
-    owns: dict[str, list[str]]  # pass -> the own digest of each article, in order
+    worlds: dict[str, tuple[str, dict]] = field(default_factory=dict)  # pass -> its world (digest, parts)
+    fresh: set[str] = field(default_factory=set)  # the passes whose world is not the last plan's
+    owns: dict[str, list[str]] = field(default_factory=dict)  # pass -> the own digest of each article, in order
     jobs: dict[tuple[int, str], int] = field(default_factory=dict)
     missed: dict[str, list[int]] = field(default_factory=dict)  # pass -> where its jobs not lent are in `articles`
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
+    touched: dict[str, dict] = field(default_factory=dict)  # pass -> what the last world's selects read (TOUCHES)
 
     def todo(self) -> list[tuple[Article, PassSpec]]:
         """The jobs not lent, as (article, pass), article by article (and in pass order within one):
@@ -156,47 +157,63 @@ class _Lent:
         missing = sorted((at, order) for order, spec in enumerate(self.specs) for at in self.missed[spec.name])
         return [(self.articles[at], self.specs[order]) for at, order in missing]
 
-    def save(self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], done: dict) -> list[tuple]:
-        """Record the memo entries this round made, with the results `done` (job id -> (digest, reports));
-        return them as (spec, world, entries, fresh)."""
+    def save(
+        self, conn: sqlite3.Connection, jobs: dict[tuple[int, str], int], done: dict, touched: dict, known: dict
+    ) -> list[tuple]:
+        """Record the memo entries this round made, with the results `done` (job id -> (digest, reports)) or
+        `known` (job id -> (pass, Stored)) and what their selects read (`touched`: pass -> capture id -> keys);
+        return them as (spec, world digest, entries, fresh). A fresh world's memo holds every article's."""
         saved = []
         for spec in self.specs:
-            world, fresh = self.worlds[spec.name]
-            name, owns = spec.name, self.owns[spec.name]
-            new = ((self.articles[at].capture_id, owns[at]) for at in self.missed[name])  # all of them when fresh
+            name, owns, fresh = spec.name, self.owns[spec.name], spec.name in self.fresh
+            at_all = range(len(self.articles)) if fresh else self.missed[name]
+            new = ((self.articles[at].capture_id, owns[at]) for at in at_all)
             entries = [(cid, own, jobs[(cid, name)]) for cid, own in new]
-            save_memo(conn, spec, world, entries, fresh=fresh, digests=done)
-            saved.append((spec, world, entries, fresh))
+            digests = {**_digests_known(entries, known), **done} if fresh else done
+            read = {**self.touched.get(name, {}), **touched.get(name, {})} if spec.touches else None
+            save_memo(conn, spec, self.worlds[name], entries, fresh=fresh, digests=digests, touched=read)
+            saved.append((spec, self.worlds[name][0], entries, fresh))
         return saved
+
+
+def _digests_known(entries: list[tuple[int, str, int]], known: dict) -> dict[int, tuple[str, bool]]:
+    """job id -> (result digest, reports) of the entries' jobs whose results a memo read named (lent jobs)."""
+    found = (known.get(job) for _, _, job in entries)
+    return {hit[1].job_id: (hit[1].sha256, hit[1].reports) for hit in found if hit is not None}
 
 
 def _lend(
     conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests,
     cache: PlanCache | None, results: dict | None,
 ) -> _Lent:
-    lent = _Lent(specs, articles, {}, {})
+    lent = _Lent(specs, articles)
     current = {article.capture_id for article in articles}
     for spec in specs:
-        world = world_of(spec, wiki, digests)
-        memo = load_memo(conn, spec, world, cache, results, current)
-        lent.worlds[spec.name] = (world, not memo)
+        world = lent.worlds[spec.name] = world_of(spec, wiki, digests)
+        memo, affected = load_memo(conn, spec, world[0], cache, results, current), set()
+        if not memo:
+            lent.fresh.add(spec.name)
+            across = lend_across(conn, spec, world[1], wiki, results, current)
+            if across is not None:  # a world changed in a few articles' results: the others keep their jobs
+                memo, affected, lent.touched[spec.name] = across.memo, across.affected, across.touched
         # Before the own digests, which may read a kept index (pairing's evidence reads its index).
-        kept = load_kept(conn, spec, world) if spec.keeps else {}
+        kept = load_kept(conn, spec, world[0]) if spec.keeps else {}
         wiki.lend(kept)
         lent.kept[spec.name] = set(kept)
         owns = lent.owns[spec.name] = owns_of(spec, articles, wiki, digests)
         missed = lent.missed[spec.name] = []
         for at, (article, own) in enumerate(zip(articles, owns)):
             hit = memo.get(article.capture_id)
-            if hit is not None and hit[0] == own:
+            if hit is not None and hit[0] == own and article.capture_id not in affected:
                 lent.jobs[(article.capture_id, spec.name)] = hit[1]
             else:
                 missed.append(at)
     return lent
 
 
-def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict]:
-    """Every job's row (identity and inputs) and the input blobs, computed by `workers` processes."""
+def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict, dict]:
+    """Every job's row (identity and inputs), the input blobs, and what the selects read of KEEP values
+    (pass -> capture id -> keys, for the passes that say: `TOUCHES`), computed by `workers` processes."""
     shares = max(1, min(workers, len(todo) // MIN_JOBS_PER_PROCESS))
     if shares > 1:  # build the shared indexes before forking, so no process builds them again
         for article, spec in {spec.name: (article, spec) for article, spec in todo if spec.select}.values():
@@ -204,18 +221,23 @@ def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> t
     parts = fork_map(lambda share: _slices_of(todo[share::shares], wiki), list(range(shares)))
     rows = [None] * len(todo)
     blobs: dict[str, str] = {}
-    for share, (share_rows, share_blobs) in enumerate(parts):
+    touched: dict[str, dict] = {}
+    for share, (share_rows, share_blobs, share_touched) in enumerate(parts):
         rows[share::shares] = share_rows  # back in `todo` order, whatever process computed a row
         blobs.update(share_blobs)
-    return rows, blobs
+        for name, read in share_touched.items():
+            touched.setdefault(name, {}).update(read)
+    return rows, blobs, touched
 
 
-def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, dict]:
-    hasher, blobs, rows = _Hasher(), {}, []
+def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, dict, dict]:
+    hasher, blobs, rows, touched = _Hasher(), {}, [], {}
     for number, (article, spec) in enumerate(todo, start=1):
         if number % hasher.SWEEP_EVERY == 0:
             hasher.sweep()
         slice_ = spec.select(article, wiki) if spec.select else {}
+        if spec.touches is not None:
+            touched.setdefault(spec.name, {})[article.capture_id] = list(spec.touches(article, wiki))
         shas = {}
         for name, value in slice_.items():
             text, sha = hasher(value)
@@ -223,7 +245,7 @@ def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, 
             shas[name] = sha
         inputs = jsonio.dumps(shas, sort_keys=True)
         rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
-    return rows, blobs
+    return rows, blobs, touched
 
 
 def _existing_jobs(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, int]:

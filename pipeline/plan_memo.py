@@ -74,13 +74,15 @@ def read_results(specs: list[PassSpec]) -> set[str]:
 ABOUT_NO_ARTICLE = ("options", "data", "facts")
 
 
-def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> str:
+def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> tuple[str, dict[str, str]]:
+    """The digest of what the pass reads across the wiki, and the parts it is made of (name -> digest)."""
     reads, _ = reads_of(spec)
-    named = sorted((_name(part), part) for part in reads)
-    parts = [f"{spec.name}/{spec.version}"] + [f"{name}={_part(part, wiki, digests)}" for name, part in named]
+    parts = {name: _part(part, wiki, digests) for name, part in sorted((_name(part), part) for part in reads)}
+    joined = [f"{spec.name}/{spec.version}"] + [f"{name}={digest}" for name, digest in parts.items()]
     if any(part not in ABOUT_NO_ARTICLE for part in reads):
-        parts.append(_memo_hash(wiki, "paths", lambda: "\n".join(a.path for a in wiki.articles)))
-    return _sha("|".join(parts))
+        parts["paths"] = _memo_hash(wiki, "paths", lambda: "\n".join(a.path for a in wiki.articles))
+        joined.append(parts["paths"])
+    return _sha("|".join(joined)), parts
 
 
 def owns_of(spec: PassSpec, articles: list[Article], wiki: Wiki, digests: Digests) -> list[str]:
@@ -196,6 +198,42 @@ def load_memo(
     return memo
 
 
+@dataclass
+class Across:
+    """What the last world lends a pass whose world changed (`lend_across`)."""
+
+    memo: dict[int, tuple[str, int]]  # capture id -> (own digest, job id), as `load_memo` gives it
+    affected: set[int]  # the captures whose selects may read something else now: none of their jobs is lent
+    touched: dict[int, frozenset]  # capture id -> what its select read of the KEEP values (`TOUCHES`)
+
+
+def lend_across(
+    conn: sqlite3.Connection, spec: PassSpec, parts: dict[str, str], wiki: Wiki, results: dict, current: set[int]
+) -> Across | None:
+    """The memo of the last world, and the articles whose selects may read something else in this one (the
+    pass's `AFFECTED`), when the worlds differ in what results and article paths give alone; else None.
+
+    `parts` is this world's (`world_of`). The last world's KEEP values are what AFFECTED compares this
+    wiki with: without any (built by other code, or never kept) it is not asked; without the one it
+    compares (a select builds some, and none may have run) it answers None.
+    """
+    key = (spec.name, spec.version)
+    row = conn.execute("SELECT world, parts FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
+    if spec.affected is None or row is None or row[1] is None:
+        return None
+    last = jsonio.loads(row[1])
+    if last.keys() != parts.keys() or any(last[name] != parts[name] for name in ABOUT_NO_ARTICLE if name in parts):
+        return None
+    old = load_kept(conn, spec, row[0])
+    if not old:
+        return None
+    touched = load_touched(conn, key) if spec.touches else {}
+    affected = spec.affected(old, wiki, touched)
+    if affected is None:
+        return None
+    return Across(_read_memo(conn, key, results, current), set(affected), touched)
+
+
 # A memo is one row per plan that added to it (a part), packed into one row again when it has more
 # parts than this, or when a read had to look up more result digests than this (after a cold build,
 # every job's: its plan saved them before they ran).
@@ -216,10 +254,11 @@ def _read_memo(conn: sqlite3.Connection, key: tuple[str, int], results: dict, cu
     found = result_digests(conn, [job for _, job in memo.values() if digests[job][0] is None])
     digests.update(found)
     if len(parts) > MAX_PARTS or len(found) > PACK_FOUND:
+        touched = load_touched(conn, key)
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
         kept = [(capture, own, job) for capture, (own, job) in memo.items() if current is None or capture in current]
         if kept:
-            _add_part(conn, key, kept, digests)
+            _add_part(conn, key, kept, digests, touched)
     name = key[0]
     for _, job in memo.values():
         sha, reports = digests[job]
@@ -234,25 +273,42 @@ def result_digests(conn: sqlite3.Connection, jobs: list[int]) -> dict[int, tuple
     return {job: (sha, reports) for job, sha, reports in rows_for_ids(conn, sql, jobs)}
 
 
+def load_touched(conn: sqlite3.Connection, key: tuple[str, int]) -> dict[int, frozenset]:
+    """capture id -> what its select read of the pass's KEEP values (`TOUCHES`), for the memo's entries."""
+    touched: dict[int, frozenset] = {}
+    rows = conn.execute(
+        """SELECT touched FROM plan_memo WHERE pass_name = ? AND pass_version = ? AND touched IS NOT NULL
+           ORDER BY part""", key,
+    )  # fmt: skip
+    for (column,) in rows:
+        touched.update((capture, frozenset(keys)) for capture, keys in jsonio.loads(column))
+    return touched
+
+
 def save_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool,
-    digests: dict[int, tuple[str, int]] | None = None,
+    conn: sqlite3.Connection, spec: PassSpec, world: tuple[str, dict], entries: list[tuple[int, str, int]], *,
+    fresh: bool, digests: dict[int, tuple[str, int]] | None = None, touched: dict | None = None,
 ) -> None:
-    """Record (capture id, own digest, job id) entries made in `world`, with the result `digests` known
-    (job id -> (digest, reports)); `fresh` drops those of another world."""
+    """Record (capture id, own digest, job id) entries made in `world` (digest, parts), with the result
+    `digests` known (job id -> (digest, reports)) and what their selects read of KEEP values (`touched`);
+    `fresh` drops those of another world."""
     key = (spec.name, spec.version)
     if fresh:
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
-        conn.execute("INSERT OR REPLACE INTO plan_worlds VALUES (?, ?, ?)", (*key, world))
+        conn.execute("INSERT OR REPLACE INTO plan_worlds (pass_name, pass_version, world, parts) VALUES (?, ?, ?, ?)",
+                     (*key, world[0], jsonio.dumps(world[1])))  # fmt: skip
     if entries:
-        _add_part(conn, key, entries, digests or {})
+        _add_part(conn, key, entries, digests or {}, touched)
 
 
 BLOB_CHUNK = 1 << 20  # bytes of a part written at a time
 
 
-def _add_part(conn: sqlite3.Connection, key: tuple[str, int], entries: list, digests: dict[int, tuple]) -> None:
-    """Store `entries` (capture id, own, job id) as the memo's next part, with the result digests known.
+def _add_part(
+    conn: sqlite3.Connection, key: tuple[str, int], entries: list, digests: dict[int, tuple], touched: dict | None
+) -> None:
+    """Store `entries` (capture id, own, job id) as the memo's next part, with the result digests known
+    and what each entry's select read of KEEP values, when the pass says (`touched`).
 
     Written into a zero-filled blob a megabyte at a time: bound as a parameter, a big part (a cold
     build's html memo, 6 MB of JSON at 10k) was copied three times by SQLite, and was the peak of
@@ -261,10 +317,12 @@ def _add_part(conn: sqlite3.Connection, key: tuple[str, int], entries: list, dig
     captures, owns, jobs = (list(column) for column in zip(*entries))
     known = [digests.get(job, (None, None)) for job in jobs]
     data = memoryview(jsonio.dumps_bytes([captures, owns, jobs, [sha for sha, _ in known], [r for _, r in known]]))
+    read = jsonio.dumps_bytes([[c, sorted(touched[c])] for c in captures if c in touched]) if touched else None
     row = conn.execute(
-        """INSERT INTO plan_memo VALUES (?, ?, (SELECT ifnull(max(part), -1) + 1 FROM plan_memo
-               WHERE pass_name = ? AND pass_version = ?), zeroblob(?))""",
-        (*key, *key, len(data)),
+        """INSERT INTO plan_memo (pass_name, pass_version, part, entries, touched) VALUES (?, ?,
+               (SELECT ifnull(max(part), -1) + 1 FROM plan_memo WHERE pass_name = ? AND pass_version = ?),
+               zeroblob(?), ?)""",
+        (*key, *key, len(data), read),
     ).lastrowid
     with conn.blobopen("plan_memo", "entries", row) as blob:
         for start in range(0, len(data), BLOB_CHUNK):

@@ -214,6 +214,17 @@ class StoredOutputs(Mapping):
         self._read([self.stored[capture_id] for capture_id in hits])
         return hits
 
+    def field_values(self, name: str) -> dict[int, object]:
+        """capture id -> the value of each output's top-level field `name` (None: it has none), taken out by
+        SQLite from the outputs not read: none is decoded here, nor held."""
+        unread = {stored.job_id: capture_id for capture_id, stored in self.stored.items() if stored.output is None}
+        sql = "SELECT job_id, json_extract(output, ?) FROM processing_results WHERE job_id IN ({ids})"
+        rows = rows_for_ids(reader(self.db), sql, list(unread), (f"$.{name}",))
+        values = {unread[job_id]: value for job_id, value in rows}
+        values.update((capture_id, jsonio.loads(stored.output).get(name)) for capture_id, stored in self.stored.items()
+                      if stored.output is not None)  # fmt: skip
+        return values
+
     def __iter__(self) -> Iterator[int]:
         return iter(self.stored)
 

@@ -285,9 +285,16 @@ SCHEMA_V12 = """
     ALTER TABLE plan_memo_packed RENAME TO plan_memo;
 """
 
+# v13: what a world is made of, and what each memo entry's select read of it (plan_memo.py), so that a
+# pass whose world changed in its results alone selects again only for the articles that read the change.
+SCHEMA_V13 = """
+    ALTER TABLE plan_worlds ADD COLUMN parts TEXT;   -- JSON: part name -> digest (NULL: planned before v13)
+    ALTER TABLE plan_memo ADD COLUMN touched BLOB;   -- JSON: [[capture id, [keys]], ...] (the pass's TOUCHES)
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10,
-    SCHEMA_V11, SCHEMA_V12,
+    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13,
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,6 +25,18 @@ A pass module declares:
 - optionally `KEEP`: keys of `wiki.memo` values (indexes) that its selects
   build from what READS names alone, and that pickle: a build whose world is
   the one a value was built in loads it instead of building it again.
+- optionally, with KEEP, `AFFECTED(old, wiki, touched) -> capture ids | None`:
+  when the world changed in what results and article paths give alone
+  (options, data and facts as they were), the articles whose `select` may
+  read something else now, found from `old` (the KEEP values kept of the
+  last world: those its selects built) and `wiki`; None when it cannot
+  tell (every article is selected again). The other articles keep
+  their jobs. A pass declaring it reads the wiki, beyond READS_OWN and the
+  article's own capture-bound results, only through options, data, facts
+  and its KEEP values. `TOUCHES(article, wiki) -> keys`, called right after
+  `select(article, wiki)`, names (as strings) what that select read of its
+  KEEP values; `touched` (capture id -> frozenset of keys) holds them for
+  each article planned in the last world, and misses the others.
 """
 
 from __future__ import annotations
@@ -141,6 +153,13 @@ def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:
     return find(text) if find is not None else list(outputs)
 
 
+def field_values(outputs: Mapping[int, dict], name: str) -> dict[int, object]:
+    """capture id -> the value of each output's top-level field `name` (None: it has none); a build's
+    results are held as JSON, and SQLite takes the field out of each without decoding it here."""
+    find = getattr(outputs, "field_values", None)
+    return find(name) if find is not None else {capture_id: output.get(name) for capture_id, output in outputs.items()}
+
+
 def known_as(outputs: Mapping[int, dict], capture_id: int):
     """A result as a plan may digest it: its stored digest, without decoding it (else, plain data in tests,
     itself); None: it has none."""
@@ -167,3 +186,5 @@ class PassSpec:
     reads_own: tuple = ()  # READS_OWN: passes (or functions of article and wiki) select reads for the article only
     lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big fields no select reads itself, left in the store until used
     keeps: tuple[str, ...] = ()  # KEEP: memo keys of values built from READS alone, kept between builds
+    affected: Callable[[dict, Wiki, Mapping[int, frozenset]], Iterable[int] | None] | None = None  # AFFECTED
+    touches: Callable[[Article, Wiki], Iterable[str]] | None = None  # TOUCHES: what a select read of KEEP values

@@ -25,6 +25,7 @@ from pipeline.source import name_lang_slug
 
 MAX_REDIRECT_HOPS = 5
 FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language
+GROUP = "group:"  # what an answer read of a group's pages, among the keys it read
 
 
 class Page(NamedTuple):
@@ -51,6 +52,8 @@ class LinkIndex:
     redirects: dict[str, str] = field(default_factory=dict)
     files: dict[str, Page] = field(default_factory=dict)
     memo: dict[tuple, dict] = field(default_factory=dict)
+    reads: dict[tuple, frozenset[str]] = field(default_factory=dict)  # memo key -> what its answer read
+    reading: set[str] | None = None  # what the answer being found has read so far
 
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) without what belongs to one build (its heading reader and
@@ -58,22 +61,20 @@ class LinkIndex:
         load three times faster than sets (a tenth of a second of an edit build at 10k)."""
         tables = {name: {key: tuple(sorted(groups)) for key, groups in table.items()}
                   for name, table in self.tables.items()}  # fmt: skip
-        return {**self.__dict__, "tables": tables, "headings_of": None, "memo": {}}
+        return {**self.__dict__, "tables": tables, "headings_of": None, "memo": {}, "reads": {}, "reading": None}
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
         self.files[page.path] = page
-        for table, key in (
-            ("path", lookup_key(page.group)),
-            ("exact", page.slug),
-            ("normalized", lookup_key(page.slug)),
-            ("title", lookup_key(page.title)),
-            ("url", page.url.strip("/")),
-            *(("alias", lookup_key(alias)) for alias in page.aliases),
-        ):
+        for table, key in _table_keys(page):
             self.tables.setdefault(table, {}).setdefault(key, set()).add(page.group)
 
+    def _read(self, key: str) -> None:
+        if self.reading is not None:
+            self.reading.add(key)
+
     def lookup(self, table: str, key: str) -> list[str]:
+        self._read(key)
         return sorted(self.tables.get(table, {}).get(key, ()))
 
     def find(self, target: str, folder: str) -> tuple[str | None, list[str]]:
@@ -99,6 +100,7 @@ class LinkIndex:
         bases = [""] if path.startswith("/") else ["", folder]
         for base in bases:
             key = lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/"))))
+            self._read(key)
             if key in self.tables.get("path", {}):
                 return self.lookup("path", key)
         return []
@@ -125,6 +127,7 @@ class LinkIndex:
             groups = self.lookup("url", key) or self._by_path(key, "")
             return ("url", groups) if groups else (None, [])
         joined = posixpath.normpath(posixpath.join(folder, href))
+        self._read(joined)
         if joined in self.files:  # a link to one file names that language's page, e.g. `guide.es.md`
             return "path", [FILE + joined]
         groups = self._by_path("/" + joined + ("/" if href.endswith("/") else ""), "")
@@ -146,31 +149,62 @@ class LinkIndex:
                     return page, wanted != lang
         return pages[0], True
 
-    def resolve(self, target: str, lang: str, folder: str, with_headings: bool, markdown: bool = False) -> dict:
-        """Plain data: the step that found `target` and, per group, the page chosen for `lang`.
+    def resolve(
+        self, target: str, lang: str, folder: str, with_headings: bool, markdown: bool = False,
+        read: set[str] | None = None,
+    ) -> dict:
+        """Plain data: the step that found `target` and, per group, the page chosen for `lang`; `read`
+        gets the keys the answer read (`keys_of` a page that changed names those it may answer with).
 
         The same dict object comes back for the same question, so plans hash it once.
         """
         memo_key = (target, lang, folder if "/" in target or markdown else "", with_headings, markdown)
         if memo_key not in self.memo:
-            step, groups = self.find_href(target, folder) if markdown else self.find(target, folder)
-            candidates = []
-            for group in groups:
-                if group == "/":
-                    candidates.append({"path": "", "lang": lang, "url": "", "fallback": False, "canonical": "/"})
-                    continue
-                if group.startswith(FILE):
-                    page, fallback = self.files[group[len(FILE) :]], False
-                    group = page.group
-                else:
-                    page, fallback = self.choose(group, lang)
-                candidate = {"path": page.path, "lang": page.lang, "url": page.url, "fallback": fallback,
-                             "canonical": self.canonical(group)}  # fmt: skip
-                if with_headings:
-                    candidate["headings"] = list(self.headings_of(page.path))
-                candidates.append(candidate)
-            self.memo[memo_key] = {"step": step, "candidates": candidates}
+            self.reading = set()
+            try:
+                self.memo[memo_key] = self._answer(target, lang, folder, with_headings, markdown)
+            finally:
+                self.reads[memo_key], self.reading = frozenset(self.reading), None
+        if read is not None:
+            read |= self.reads[memo_key]
         return self.memo[memo_key]
+
+    def _answer(self, target: str, lang: str, folder: str, with_headings: bool, markdown: bool) -> dict:
+        step, groups = self.find_href(target, folder) if markdown else self.find(target, folder)
+        candidates = []
+        for group in groups:
+            if group == "/":
+                candidates.append({"path": "", "lang": lang, "url": "", "fallback": False, "canonical": "/"})
+                continue
+            if group.startswith(FILE):
+                page, fallback = self.files[group[len(FILE) :]], False
+                group = page.group
+            else:
+                page, fallback = self.choose(group, lang)
+            self._read(GROUP + group)  # the group's pages: which one is chosen, and its canonical slug
+            candidate = {"path": page.path, "lang": page.lang, "url": page.url, "fallback": fallback,
+                         "canonical": self.canonical(group)}  # fmt: skip
+            if with_headings:
+                candidate["headings"] = list(self.headings_of(page.path))
+            candidates.append(candidate)
+        return {"step": step, "candidates": candidates}
+
+
+def _table_keys(page: Page) -> list[tuple[str, str]]:
+    """(table, key) of each entry of `page` in the index's lookup tables."""
+    return [
+        ("path", lookup_key(page.group)),
+        ("exact", page.slug),
+        ("normalized", lookup_key(page.slug)),
+        ("title", lookup_key(page.title)),
+        ("url", page.url.strip("/")),
+        *(("alias", lookup_key(alias)) for alias in page.aliases),
+    ]
+
+
+def keys_of(page: Page) -> set[str]:
+    """Every key an answer reads (`LinkIndex.resolve`'s `read`) that may find `page` or depend on it."""
+    return {key for _, key in _table_keys(page)} | {page.path, GROUP + page.group}
 
 
 def group_key(path: str) -> str:

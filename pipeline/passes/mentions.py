@@ -26,10 +26,10 @@ from __future__ import annotations
 import hashlib
 
 from pipeline import jsonio
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, field_values
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
-from pipeline.passes.names import Match, Matcher, NameKeys, matcher_for, name_keys, named_in
+from pipeline.passes.names import Match, Matcher, NameKeys, matcher_for, name_keys, named_in, term_key
 from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.urls import article_url
 
@@ -77,6 +77,41 @@ def select(article: Article, wiki: Wiki) -> dict:
     found = wiki.results.get("links", {}).get(article.capture_id) or {}
     index = _narrowed(indexes.get(lang, empty), keys.get(lang, {}), found.get("words"), empty)
     return {"index": index, "mode": wiki.options.get("autolink", "suggest"), "prose": found.get("prose")}
+
+
+def affected(old: dict, wiki: Wiki, touched) -> set[int] | None:
+    """The articles whose select may read something else than in the last world (whose indexes are `old`):
+    those whose prose may hold a name of an entry that changed, before or after, and those without prose
+    words, which read the whole index (None: the last world's indexes were not kept).
+
+    A select reads the entries with a name whose every word its prose holds (`words`, of its links
+    result): only those words are read of each article's result (`field_values`), not the result.
+    """
+    before, now = old.get(f"{NAME}.indexes"), wiki.memo(f"{NAME}.indexes", lambda: _indexes(wiki))
+    if before is None:
+        return None
+    names = set()
+    for lang in before.keys() | now.keys():
+        was, is_ = (index.get(lang, {"digest": None, "entries": []}) for index in (before, now))
+        if was["digest"] != is_["digest"]:
+            changed = _hashable(was["entries"]) ^ _hashable(is_["entries"])
+            names.update(name for entry in changed for name in (entry[4], *entry[5]))
+    links = wiki.results.get("links", {})
+    found = {article.capture_id for article in wiki.articles if article.capture_id not in links}
+    needed = [[f" {word} " for word in words] for words in {term_key(name)[0] for name in names} - {()}]
+    if needed:
+        for capture_id, words in field_values(links, "words").items():
+            spaced = f" {words} " if isinstance(words, str) else None  # none: the whole index is read
+            if spaced is None or any(all(word in spaced for word in name) for name in needed):
+                found.add(capture_id)
+    return found
+
+
+AFFECTED = affected
+
+
+def _hashable(entries: list) -> set[tuple]:
+    return {(*entry[:5], tuple(entry[5])) for entry in entries}
 
 
 def _narrowed(index: dict, keys: NameKeys, words: str | None, empty: dict) -> dict:

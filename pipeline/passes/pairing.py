@@ -32,16 +32,12 @@ language switcher and hreflang), `role` (`source`, `translation` or null),
 
 from __future__ import annotations
 
-import posixpath
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import NamedTuple
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.pairing_index import Entry, Index, build_index, candidates, claims_of, reached
 from pipeline.text import frontmatter_line
-from pipeline.urls import article_url
-from pipeline.source import name_lang_slug
 
 NAME = "pairing"
 VERSION = 2
@@ -80,24 +76,6 @@ CONTRACT = {
 }
 
 
-class Entry(NamedTuple):
-    """What the index knows of one article (a named tuple: quick to unpickle, see `link_index.Page`)."""
-
-    path: str
-    lang: str
-    url: str
-    paired_with: str | None  # as written
-    target: str | None  # `paired_with` resolved to a content path
-    group: str | None  # suffix stem or key value, per strategy
-
-
-@dataclass
-class Index:
-    entries: dict[str, Entry] = field(default_factory=dict)
-    claims: dict[str, list[str]] = field(default_factory=dict)  # target path -> paths naming it
-    groups: dict[str, list[str]] = field(default_factory=dict)  # group -> member paths
-
-
 # ---------------------------------------------------------------- select
 
 
@@ -105,7 +83,7 @@ def select(article: Article, wiki: Wiki) -> dict:
     options, index = _memos(wiki)
     me = index.entries[article.path]
     strategy = options["pairing"]
-    paths = _candidates(me, index, strategy)
+    paths = candidates(me, index, strategy)
     counterparts = [_counterpart(index.entries[p], me, strategy) for p in paths]
     rivals = [p for p in index.claims.get(me.target, []) if p != me.path] if me.target else []
     source = _source_of(me, counterparts, options["default_language"])
@@ -127,48 +105,11 @@ def _options(options: dict) -> dict:
     }
 
 
-def build_index(wiki: Wiki, options: dict) -> Index:
-    """Every article's pairing fields, and who claims or groups with whom.
-
-    Built from what READS names alone (kept between builds: `KEEP`): the hashes of
-    articles, which an edit changes, are read apart (`_shas`).
-    """
-    index = Index()
-    metadata = wiki.results.get("metadata", {})
-    for article, (raw, target, group) in zip(wiki.articles, _claims(wiki, options)):
-        meta = metadata.get(article.capture_id) or {}
-        lang = meta.get("lang") or article.lang
-        url = article_url(article.path, meta.get("slug") or article.slug, lang, options["default_language"])
-        index.entries[article.path] = Entry(article.path, lang, url, raw, target, group)
-        if target:
-            index.claims.setdefault(target, []).append(article.path)
-        if group is not None:
-            index.groups.setdefault(group, []).append(article.path)
-    for members in (*index.claims.values(), *index.groups.values()):
-        members.sort()
-    return index
-
-
-def _claims(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, str | None]]:
-    """(`paired_with` as written, the path it names, group) of each article, in wiki order."""
-
-    def claims() -> list:
-        paths = {a.path for a in wiki.articles}
-        found = []
-        for article in wiki.articles:
-            raw = (article.frontmatter or {}).get("paired_with")
-            raw = raw.strip() if isinstance(raw, str) and raw.strip() else None
-            found.append((raw, resolve(article.path, raw, paths) if raw else None, _group(article, options)))
-        return found
-
-    return wiki.memo("pairing.claims", claims)
-
-
 def pairing_sources(wiki: Wiki) -> list:
     """What `select` reads of every article's capture: its pairing fields (lang and URL come
     from the metadata results). Hashes and histories are read per article (`pairing_evidence`)."""
     options = _wiki_options(wiki)
-    rows = [(a.path, *claim) for a, claim in zip(wiki.articles, _claims(wiki, options))]
+    rows = [(a.path, *claim) for a, claim in zip(wiki.articles, claims_of(wiki, options))]
     return sorted(rows, key=lambda row: row[0])
 
 
@@ -181,7 +122,7 @@ def pairing_evidence(article: Article, wiki: Wiki) -> list:
     if me.lang == options["default_language"]:
         return []  # a source reads no evidence: it is never outdated
     git, history, shas = wiki.facts.get("git_times") or {}, wiki.facts.get("history") or {}, _shas(wiki)
-    paths = [me.path, *_candidates(me, index, options["pairing"])]
+    paths = [me.path, *candidates(me, index, options["pairing"])]
     return [(path, shas[path], git.get(path), history.get(path)) for path in paths]
 
 
@@ -198,39 +139,16 @@ def _shas(wiki: Wiki) -> dict[str, str]:
     return wiki.memo("pairing.shas", lambda: {a.path: a.sha256 for a in wiki.articles})
 
 
+def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
+    """The articles whose select may read something else than in the last world, whose index is `old`
+    (`reached`; None: that index was not kept)."""
+    return reached(old[INDEX], _memos(wiki)[1], wiki.articles) if INDEX in old else None
+
+
 READS = ("options", "metadata", pairing_sources)
 READS_OWN = (pairing_evidence,)
 KEEP = (INDEX,)
-
-
-def resolve(path: str, value: str, paths: set[str]) -> str:
-    """The content path `value` names from `path`: folder-relative first, then root-relative."""
-    folder = posixpath.dirname(path)
-    tries = [posixpath.normpath(posixpath.join(folder, value)), posixpath.normpath(value.lstrip("/"))]
-    if not value.lower().endswith(".md"):
-        tries += [t + ".md" for t in tries]
-    return next((t for t in tries if t in paths), tries[0])
-
-
-def _group(article: Article, options: dict) -> str | None:
-    if options["pairing"] == "suffix":
-        folder = posixpath.dirname(article.path)
-        return posixpath.join(folder, name_lang_slug(article.path, options["default_language"])[1])
-    if options["pairing"] == "key":
-        value = (article.frontmatter or {}).get(options["pairing_key"])
-        return str(value).strip() or None if isinstance(value, (str, int)) and not isinstance(value, bool) else None
-    return None
-
-
-def _candidates(me: Entry, index: Index, strategy: str) -> list[str]:
-    """The paths this article may be paired with (never itself)."""
-    found = [me.target] if me.target in index.entries else []
-    if strategy == "paired_with" and not found:
-        found = index.claims.get(me.path, [])
-    elif strategy != "paired_with" and me.group is not None:
-        # The strategy's group first: where a `paired_with` disagrees, the group gives the translation.
-        found = index.groups[me.group] + [p for p in found if p not in index.groups[me.group]]
-    return [p for p in found if p != me.path]
+AFFECTED = affected
 
 
 def _counterpart(entry: Entry, me: Entry, strategy: str) -> dict:

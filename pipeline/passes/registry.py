@@ -94,7 +94,19 @@ def spec_of(module: ModuleType, compiled_in: Path | None = None) -> PassSpec:
         reads_own=reads_own,
         lazy_fields=_names(module, "LAZY_FIELDS", where),
         keeps=_keeps(module, where),
+        **_delta(module, where),
     )
+
+
+def _delta(module: ModuleType, where: str) -> dict:
+    affected, touches = getattr(module, "AFFECTED", None), getattr(module, "TOUCHES", None)
+    if not all(value is None or callable(value) for value in (affected, touches)):
+        raise PassLoadError(f"pass module {where}: AFFECTED and TOUCHES must be functions")
+    if affected is not None and not getattr(module, "KEEP", ()):
+        raise PassLoadError(f"pass module {where}: AFFECTED needs KEEP (the values it compares with the last world's)")
+    if touches is not None and affected is None:
+        raise PassLoadError(f"pass module {where}: TOUCHES needs AFFECTED (which reads what it names)")
+    return {"affected": affected, "touches": touches}
 
 
 def _keeps(module: ModuleType, where: str) -> tuple[str, ...]:

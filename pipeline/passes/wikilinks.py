@@ -28,7 +28,7 @@ from typing import Callable
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, known_as, mentioning
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
-from pipeline.passes.link_index import LinkIndex, build_index
+from pipeline.passes.link_index import LinkIndex, build_index, keys_of
 from pipeline.passes.links import LINK_SCHEMA
 from pipeline.text import heading_slug
 from pipeline.urls import wanted_url
@@ -119,16 +119,10 @@ def _place(article: Article, wiki: Wiki) -> tuple[str, str]:
 
 def select(article: Article, wiki: Wiki) -> dict:
     index = index_of(wiki)
-    links = wiki.results.get("links", {}).get(article.capture_id, {}).get("links", [])
-    lang, folder = _place(article, wiki)
+    links = _links(article, wiki)
+    lang, _ = _place(article, wiki)
     fragments = {target_key(link) for link in links if link["fragment"]}
-    targets = {
-        target_key(link): index.resolve(
-            link["target"], lang, folder, target_key(link) in fragments, link.get("kind") == "markdown"
-        )
-        for link in links
-        if link["target"]
-    }
+    targets = {key: index.resolve(*question) for key, question in _questions(article, wiki, links).items()}
     for key, wanted in _anchors_by_target(links).items():
         targets[key] = _only_anchors(targets[key], wanted)
     own = None
@@ -140,6 +134,48 @@ def select(article: Article, wiki: Wiki) -> dict:
         "targets": targets,
         "own_headings": own,
     }
+
+
+def _links(article: Article, wiki: Wiki) -> list[dict]:
+    return wiki.results.get("links", {}).get(article.capture_id, {}).get("links", [])
+
+
+def _questions(article: Article, wiki: Wiki, links: list[dict]) -> dict[str, tuple]:
+    """Target key -> what `select` asks the index of it (`LinkIndex.resolve`'s arguments)."""
+    lang, folder = _place(article, wiki)
+    fragments = {target_key(link) for link in links if link["fragment"]}
+    return {target_key(link): (link["target"], lang, folder, target_key(link) in fragments,
+                               link.get("kind") == "markdown") for link in links if link["target"]}  # fmt: skip
+
+
+def touches(article: Article, wiki: Wiki) -> set[str]:
+    """The keys of the link index the article's select read (its answers are memoized: asked again)."""
+    index, read = index_of(wiki), set()
+    for question in _questions(article, wiki, _links(article, wiki)).values():
+        index.resolve(*question, read=read)
+    return read
+
+
+def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
+    """The articles whose select may read something else than in the last world, whose index is `old`:
+    those whose answers read a key of a page that changed (added, removed or other, before or after),
+    and those the last world's plans did not say (`touched`). None: the redirects differ, or the index
+    was not kept. (Where an article's links resolve from, its language and folder, is its own
+    metadata's, bound to its capture.)"""
+    before, now = old.get(f"{NAME}.index"), index_of(wiki)
+    if before is None or (before.redirects, before.default_language) != (now.redirects, now.default_language):
+        return None
+    paths = before.files.keys() | now.files.keys()
+    changed = [page for path in paths if before.files.get(path) != now.files.get(path)
+               for page in (before.files.get(path), now.files.get(path)) if page is not None]  # fmt: skip
+    if not changed:
+        return []
+    keys = set().union(*map(keys_of, changed))
+    unknown = frozenset(keys)  # an article whose answers' keys were not kept may read any of them
+    return [a.capture_id for a in wiki.articles if not touched.get(a.capture_id, unknown).isdisjoint(keys)]
+
+
+AFFECTED, TOUCHES = affected, touches
 
 
 def _anchors_by_target(links: list[dict]) -> dict[str, set[str]]:

@@ -75,3 +75,15 @@ def test_kept_memos_are_named_and_need_reads():
     for bad, message in (({"KEEP": ("example.index",)}, "KEEP needs READS"), ({"READS": (), "KEEP": "x"}, "tuple")):
         with pytest.raises(PassLoadError, match=message):
             spec_of(_module(**bad))
+
+
+def test_affected_needs_kept_memos_and_touches_needs_affected():
+    def affected(old, wiki, touched):
+        return None
+
+    kept = {"READS": ("options",), "KEEP": ("example.index",)}
+    assert spec_of(_module(**kept, AFFECTED=affected, TOUCHES=lambda a, w: ())).affected is affected
+    for bad, message in (({"AFFECTED": affected}, "AFFECTED needs KEEP"), ({**kept, "TOUCHES": len}, "TOUCHES needs"),
+                         ({**kept, "AFFECTED": "affected"}, "must be functions")):  # fmt: skip
+        with pytest.raises(PassLoadError, match=message):
+            spec_of(_module(**bad))

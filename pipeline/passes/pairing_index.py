@@ -1,0 +1,121 @@
+"""The pairing index: every article's pairing fields, who claims whom, and who groups with whom.
+
+Pure: built from the articles' `paired_with` (resolved against the content's
+paths), the group the strategy gives each (suffix stem or key value), and
+the language and URL of their metadata results. The pairing pass keeps it
+between builds (its `KEEP`) and compares it with the last world's to find
+the articles a change reaches (`reached`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from pipeline.passes.base import Article, Wiki
+from pipeline.source import name_lang_slug
+from pipeline.urls import article_url
+
+
+class Entry(NamedTuple):
+    """What the index knows of one article (a named tuple: quick to unpickle, see `link_index.Page`)."""
+
+    path: str
+    lang: str
+    url: str
+    paired_with: str | None  # as written
+    target: str | None  # `paired_with` resolved to a content path
+    group: str | None  # suffix stem or key value, per strategy
+
+
+@dataclass
+class Index:
+    entries: dict[str, Entry] = field(default_factory=dict)
+    claims: dict[str, list[str]] = field(default_factory=dict)  # target path -> paths naming it
+    groups: dict[str, list[str]] = field(default_factory=dict)  # group -> member paths
+
+
+def build_index(wiki: Wiki, options: dict) -> Index:
+    """Every article's pairing fields, and who claims or groups with whom.
+
+    Built from what READS names alone (kept between builds: `KEEP`): the hashes of
+    articles, which an edit changes, are read apart (`_shas`).
+    """
+    index = Index()
+    metadata = wiki.results.get("metadata", {})
+    for article, (raw, target, group) in zip(wiki.articles, claims_of(wiki, options)):
+        meta = metadata.get(article.capture_id) or {}
+        lang = meta.get("lang") or article.lang
+        url = article_url(article.path, meta.get("slug") or article.slug, lang, options["default_language"])
+        index.entries[article.path] = Entry(article.path, lang, url, raw, target, group)
+        if target:
+            index.claims.setdefault(target, []).append(article.path)
+        if group is not None:
+            index.groups.setdefault(group, []).append(article.path)
+    for members in (*index.claims.values(), *index.groups.values()):
+        members.sort()
+    return index
+
+
+def claims_of(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, str | None]]:
+    """(`paired_with` as written, the path it names, group) of each article, in wiki order."""
+
+    def claims() -> list:
+        paths = {a.path for a in wiki.articles}
+        found = []
+        for article in wiki.articles:
+            raw = (article.frontmatter or {}).get("paired_with")
+            raw = raw.strip() if isinstance(raw, str) and raw.strip() else None
+            found.append((raw, resolve(article.path, raw, paths) if raw else None, group_of(article, options)))
+        return found
+
+    return wiki.memo("pairing.claims", claims)
+
+
+def resolve(path: str, value: str, paths: set[str]) -> str:
+    """The content path `value` names from `path`: folder-relative first, then root-relative."""
+    folder = posixpath.dirname(path)
+    tries = [posixpath.normpath(posixpath.join(folder, value)), posixpath.normpath(value.lstrip("/"))]
+    if not value.lower().endswith(".md"):
+        tries += [t + ".md" for t in tries]
+    return next((t for t in tries if t in paths), tries[0])
+
+
+def group_of(article: Article, options: dict) -> str | None:
+    if options["pairing"] == "suffix":
+        folder = posixpath.dirname(article.path)
+        return posixpath.join(folder, name_lang_slug(article.path, options["default_language"])[1])
+    if options["pairing"] == "key":
+        value = (article.frontmatter or {}).get(options["pairing_key"])
+        return str(value).strip() or None if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    return None
+
+
+def candidates(me: Entry, index: Index, strategy: str) -> list[str]:
+    """The paths this article may be paired with (never itself)."""
+    found = [me.target] if me.target in index.entries else []
+    if strategy == "paired_with" and not found:
+        found = index.claims.get(me.path, [])
+    elif strategy != "paired_with" and me.group is not None:
+        # The strategy's group first: where a `paired_with` disagrees, the group gives the translation.
+        found = index.groups[me.group] + [p for p in found if p not in index.groups[me.group]]
+    return [p for p in found if p != me.path]
+
+
+def reached(before: Index, now: Index, articles: list[Article]) -> list[int]:
+    """The capture ids of `articles` whose pairing may read something else in `now` than in `before`:
+    those an entry that changed (added, removed or other) shares a path, claimed path or group with.
+
+    An article reads its own entry, the entry at its claimed path, the entries claiming its path or
+    claiming the same path, and those of its group; an entry that changed has, before or after, the
+    path or the claimed path or the group through which one of those reads reaches it.
+    """
+    was, now_entries = before.entries, now.entries
+    changed = [entry for path in was.keys() | now_entries.keys() if was.get(path) != now_entries.get(path)
+               for entry in (was.get(path), now_entries.get(path)) if entry is not None]  # fmt: skip
+    paths = {path for entry in changed for path in (entry.path, entry.target) if path}
+    groups = {entry.group for entry in changed if entry.group is not None}
+    own = (now_entries[article.path] for article in articles)
+    return [article.capture_id for article, entry in zip(articles, own)
+            if {entry.path, entry.target} & paths or entry.group in groups]
