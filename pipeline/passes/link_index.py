@@ -51,6 +51,8 @@ class LinkIndex:
     tables: dict[str, dict[str, set[str] | tuple[str, ...]]] = field(default_factory=dict)  # sets; tuples once kept
     redirects: dict[str, str] = field(default_factory=dict)
     files: dict[str, Page] = field(default_factory=dict)
+    sources: dict[str, object] = field(default_factory=dict)  # path -> digest of the record its page was made from
+    partners: dict[str, str] = field(default_factory=dict)  # path -> the file its `paired_with` names
     memo: dict[tuple, dict] = field(default_factory=dict)
     reads: dict[tuple, frozenset[str]] = field(default_factory=dict)  # memo key -> what its answer read
     reading: set[str] | None = None  # what the answer being found has read so far
@@ -67,7 +69,28 @@ class LinkIndex:
         self.groups.setdefault(page.group, []).append(page)
         self.files[page.path] = page
         for table, key in _table_keys(page):
-            self.tables.setdefault(table, {}).setdefault(key, set()).add(page.group)
+            column = self.tables.setdefault(table, {})
+            groups = column.get(key)
+            if isinstance(groups, set):
+                groups.add(page.group)
+            else:  # none yet, or a kept tuple: replaced, never changed in place
+                column[key] = {*(groups or ()), page.group}
+
+    def remove(self, page: Page) -> None:
+        """Take `page` out, changing no group's list or key's groups in place (a patched index shares them)."""
+        members = [other for other in self.groups[page.group] if other.path != page.path]
+        if members:
+            self.groups[page.group] = members
+        else:
+            del self.groups[page.group]
+        del self.files[page.path]
+        still = {entry for other in members for entry in _table_keys(other)}  # the group keeps these keys
+        for table, key in set(_table_keys(page)) - still:
+            rest = set(self.tables[table][key]) - {page.group}
+            if rest:
+                self.tables[table][key] = rest
+            else:
+                del self.tables[table][key]
 
     def _read(self, key: str) -> None:
         if self.reading is not None:
@@ -215,26 +238,60 @@ def group_key(path: str) -> str:
 
 
 def build_index(
-    records: list[dict], redirects, default_language: str, headings_of: Callable[[str], list[str]]
+    records: list[dict], redirects, default_language: str, headings_of: Callable[[str], list[str]],
+    sources: dict[str, object] | None = None,
 ) -> LinkIndex:
     """An index of `records` ({path, slug, title, aliases, lang, paired_with}); `headings_of(path)`
-    gives a page's heading ids."""
-    index = LinkIndex(default_language=default_language, headings_of=headings_of)
-    groups = {record["path"]: group_key(record["path"]) for record in records}
-    for record in records:  # `paired_with: other.md` joins the other file's group
-        partner = record.get("paired_with")
-        if partner:
-            other = posixpath.normpath(posixpath.join(posixpath.dirname(record["path"]), partner))
-            if other in groups and other != record["path"]:
-                groups[record["path"]] = group_key(other)
+    gives a page's heading ids; `sources` (path -> a digest of its record) lets `patch_index` tell
+    which records changed."""
+    index = LinkIndex(default_language=default_language, headings_of=headings_of, sources=dict(sources or {}))
+    paths = {record["path"] for record in records}
     for record in records:
-        url = article_url(record["path"], record["slug"], record["lang"], default_language)
-        index.add(
-            Page(record["path"], record["slug"], record["title"], tuple(record["aliases"]), record["lang"], url,
-                 groups[record["path"]])  # fmt: skip
-        )
+        index.add(_page(record, paths, default_language, index.partners))
     index.redirects = redirect_table(redirects)
     return index
+
+
+def patch_index(
+    old: LinkIndex, sources: dict[str, object], record_of: Callable[[str], dict], headings_of: Callable
+) -> LinkIndex:
+    """What `build_index` makes of the records now, made from `old` (as kept: unpickled, and built with
+    the same redirects): the pages whose records changed (their digests in `sources`, every record's
+    now, in order, differ), came or went, or whose `paired_with` names a record that came or went, are
+    made again from `record_of(path)`. `old` is left as it was."""
+    came, went = sources.keys() - old.sources.keys(), old.sources.keys() - sources.keys()
+    redo = {path for path, digest in sources.items() if old.sources.get(path) != digest} | went
+    redo |= {path for path, other in old.partners.items() if other in came or other in went}
+    index = LinkIndex(old.default_language, headings_of, dict(old.groups), {n: dict(t) for n, t in old.tables.items()},
+                      old.redirects, dict(old.files), dict(sources), dict(old.partners))  # fmt: skip
+    regrouped = set()
+    for path in redo:
+        index.partners.pop(path, None)
+        if path in index.files:
+            regrouped.add(index.files[path].group)
+            index.remove(index.files[path])
+    order = {path: number for number, path in enumerate(sources)}
+    for path in sorted(redo - went, key=order.__getitem__):
+        page = _page(record_of(path), sources, old.default_language, index.partners)
+        index.groups[page.group] = list(index.groups.get(page.group, ()))  # its own list, not old's
+        index.add(page)
+        regrouped.add(page.group)
+    for group in regrouped & index.groups.keys():  # in record order, as a build adds them
+        index.groups[group].sort(key=lambda page: order[page.path])
+    return index
+
+
+def _page(record: dict, paths, default_language: str, partners: dict[str, str]) -> Page:
+    """The record's page, in the group of the file its `paired_with` names when that is a record too
+    (noted in `partners`), else in its own."""
+    path, group = record["path"], group_key(record["path"])
+    partner = record.get("paired_with")
+    if partner:
+        other = partners[path] = posixpath.normpath(posixpath.join(posixpath.dirname(path), partner))
+        if other in paths and other != path:
+            group = group_key(other)
+    url = article_url(path, record["slug"], record["lang"], default_language)
+    return Page(path, record["slug"], record["title"], tuple(record["aliases"]), record["lang"], url, group)
 
 
 def redirect_table(data) -> dict[str, str]:

@@ -141,8 +141,13 @@ def _shas(wiki: Wiki) -> dict[str, str]:
 
 def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
     """The articles whose select may read something else than in the last world, whose index is `old`
-    (`reached`; None: that index was not kept)."""
-    return reached(old[INDEX], _memos(wiki)[1], wiki.articles) if INDEX in old else None
+    (`reached`; None: that index was not kept). This build's index keeps the last world's entries where
+    an article's metadata and claim are as they were (the planner asks only when the options are too)."""
+    if INDEX not in old:
+        return None
+    options = _wiki_options(wiki)
+    now = wiki.memo(INDEX, lambda: build_index(wiki, options, old[INDEX]))
+    return reached(old[INDEX], now, wiki.articles)
 
 
 READS = ("options", "metadata", pairing_sources)

@@ -13,7 +13,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from pipeline.passes.base import Article, Wiki
+from pipeline.passes.base import Article, Wiki, known_as
 from pipeline.source import name_lang_slug
 from pipeline.urls import article_url
 
@@ -34,21 +34,26 @@ class Index:
     entries: dict[str, Entry] = field(default_factory=dict)
     claims: dict[str, list[str]] = field(default_factory=dict)  # target path -> paths naming it
     groups: dict[str, list[str]] = field(default_factory=dict)  # group -> member paths
+    sources: dict[str, object] = field(default_factory=dict)  # path -> its metadata result's digest
 
 
-def build_index(wiki: Wiki, options: dict) -> Index:
-    """Every article's pairing fields, and who claims or groups with whom.
+def build_index(wiki: Wiki, options: dict, old: Index | None = None) -> Index:
+    """Every article's pairing fields, and who claims or groups with whom; the entries of `old` (the last
+    world's, with the same options) kept where an article's metadata and claim are as they were.
 
     Built from what READS names alone (kept between builds: `KEEP`): the hashes of
     articles, which an edit changes, are read apart (`_shas`).
     """
     index = Index()
     metadata = wiki.results.get("metadata", {})
-    for article, (raw, target, group) in zip(wiki.articles, claims_of(wiki, options)):
-        meta = metadata.get(article.capture_id) or {}
-        lang = meta.get("lang") or article.lang
-        url = article_url(article.path, meta.get("slug") or article.slug, lang, options["default_language"])
-        index.entries[article.path] = Entry(article.path, lang, url, raw, target, group)
+    for article, claim in zip(wiki.articles, claims_of(wiki, options)):
+        digest = index.sources[article.path] = known_as(metadata, article.capture_id)
+        same = old is not None and digest is not None and old.sources.get(article.path) == digest
+        entry = old.entries.get(article.path) if same else None
+        if entry is None or entry[3:] != claim:
+            entry = _entry(article, metadata.get(article.capture_id) or {}, claim, options["default_language"])
+        index.entries[article.path] = entry
+        target, group = entry.target, entry.group
         if target:
             index.claims.setdefault(target, []).append(article.path)
         if group is not None:
@@ -56,6 +61,12 @@ def build_index(wiki: Wiki, options: dict) -> Index:
     for members in (*index.claims.values(), *index.groups.values()):
         members.sort()
     return index
+
+
+def _entry(article: Article, meta: dict, claim: tuple, default_language: str) -> Entry:
+    lang = meta.get("lang") or article.lang
+    url = article_url(article.path, meta.get("slug") or article.slug, lang, default_language)
+    return Entry(article.path, lang, url, *claim)
 
 
 def claims_of(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, str | None]]:

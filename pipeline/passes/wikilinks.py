@@ -28,7 +28,7 @@ from typing import Callable
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, known_as, mentioning
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
-from pipeline.passes.link_index import LinkIndex, build_index, keys_of
+from pipeline.passes.link_index import LinkIndex, build_index, keys_of, patch_index
 from pipeline.passes.links import LINK_SCHEMA
 from pipeline.text import heading_slug
 from pipeline.urls import wanted_url
@@ -74,7 +74,21 @@ def index_of(wiki: Wiki) -> LinkIndex:
 def _build(wiki: Wiki) -> LinkIndex:
     metadata = wiki.results.get("metadata", {})
     records = [{**metadata[a.capture_id], "path": a.path} for a in wiki.articles if a.capture_id in metadata]
-    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], _headings_reader(wiki))
+    return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], _headings_reader(wiki),
+                       _sources(wiki))  # fmt: skip
+
+
+def _patched(old: LinkIndex, wiki: Wiki) -> LinkIndex:
+    """The index of this wiki, made from the last world's (`old`): only the records that changed are read."""
+    metadata, captures = wiki.results.get("metadata", {}), _captures(wiki)
+    return patch_index(old, _sources(wiki), lambda path: {**metadata[captures[path]], "path": path},
+                       _headings_reader(wiki))  # fmt: skip
+
+
+def _sources(wiki: Wiki) -> dict[str, object]:
+    """Path -> its metadata result as a plan knows it (its stored digest), of each article that has one."""
+    metadata = wiki.results.get("metadata", {})
+    return {a.path: known_as(metadata, a.capture_id) for a in wiki.articles if a.capture_id in metadata}
 
 
 def _headings_reader(wiki: Wiki) -> Callable[[str], list[str]]:
@@ -159,12 +173,14 @@ def touches(article: Article, wiki: Wiki) -> set[str]:
 def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
     """The articles whose select may read something else than in the last world, whose index is `old`:
     those whose answers read a key of a page that changed (added, removed or other, before or after),
-    and those the last world's plans did not say (`touched`). None: the redirects differ, or the index
-    was not kept. (Where an article's links resolve from, its language and folder, is its own
-    metadata's, bound to its capture.)"""
-    before, now = old.get(f"{NAME}.index"), index_of(wiki)
-    if before is None or (before.redirects, before.default_language) != (now.redirects, now.default_language):
+    and those the last world's plans did not say (`touched`). None: the index was not kept. This
+    build's index is `old` patched (the planner asks only when the data, the redirects among them, and
+    the options are as they were). (Where an article's links resolve from, its language and folder,
+    is its own metadata's, bound to its capture.)"""
+    before = old.get(f"{NAME}.index")
+    if before is None:
         return None
+    now = wiki.memo(f"{NAME}.index", lambda: _patched(before, wiki))
     paths = before.files.keys() | now.files.keys()
     changed = [page for path in paths if before.files.get(path) != now.files.get(path)
                for page in (before.files.get(path), now.files.get(path)) if page is not None]  # fmt: skip

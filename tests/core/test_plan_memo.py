@@ -281,7 +281,8 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 5}#part]]. Page 2.\n\n## Part\n" for i in range(5)})
     build(config, workers=1)
     built = []
-    for module, name in ((wikilinks, "_build"), (mentions, "_indexes"), (pairing, "build_index")):
+    makers = ((wikilinks, "_build"), (wikilinks, "_patched"), (mentions, "_indexes"), (pairing, "build_index"))
+    for module, name in makers:
         monkeypatch.setattr(module, name, lambda *args, make=getattr(module, name), name=name: built.append(name) or make(*args))
     (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\nSee [[p4#part]], Page 2 again.\n\n## Part\n")
     report = build(config, workers=1)
@@ -290,7 +291,7 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
     assert [(link["target_path"], link["anchor"]) for link in links] == [("p4.md", "ok")]  # headings read anew
     (config.content_dir / "p4.md").write_text("---\ntitle: Page Four\n---\nSee [[p0]].\n")  # a title: another world
     build(config, workers=1)
-    assert sorted(built) == ["_build", "_indexes", "build_index"]
+    assert sorted(built) == ["_indexes", "_patched", "build_index"]  # the link index: the last world's, patched
     built.clear()
     monkeypatch.setattr(plan_memo, "_CODE", {module: "other code" for module in plan_memo._CODE})
     (config.content_dir / "p1.md").write_text("---\ntitle: Page 1\n---\nSee [[p2]].\n")

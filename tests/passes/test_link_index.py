@@ -1,0 +1,46 @@
+"""The link index: patched from the last world's with the records that changed, it is what a build makes."""
+
+import pickle
+import random
+
+import pytest
+
+from pipeline.passes.link_index import build_index, patch_index
+from tests.passes.changes import changed
+
+PATHS = [f"{folder}{name}{lang}.md" for folder in ("", "a/", "a/b/") for name in ("x", "y", "z") for lang in ("", ".es")]
+NAMES = ["Alpha", "Beta", "alpha", "Gamma Delta", "x", "y"]
+
+
+def _record(path: str, draw: random.Random) -> dict:
+    """Titles, slugs and aliases drawn from a few names (so keys collide), and a `paired_with` maybe."""
+    record = {"path": path, "slug": draw.choice(["x", "y", "alpha", path.split("/")[-1][:-3]]),
+              "title": draw.choice(NAMES), "aliases": draw.sample(NAMES, draw.randrange(3)),
+              "lang": "es" if path.endswith(".es.md") else "en", "paired_with": None}  # fmt: skip
+    if draw.random() < 0.4:
+        record["paired_with"] = draw.choice(["x.md", "y.es.md", "../x.md", "b/z.md", "missing.md"])
+    return record
+
+
+def _built(records: dict) -> object:
+    sources = {path: repr(sorted(record.items())) for path, record in records.items()}
+    return build_index(list(records.values()), {"old": "/a/x/"}, "en", lambda path: [], sources)
+
+
+def _plain(index) -> tuple:
+    """What lookups and answers read of an index: its groups (pages in order), tables (as sets) and files."""
+    tables = {name: {key: set(groups) for key, groups in table.items()} for name, table in index.tables.items() if table}
+    return index.groups, tables, index.files, index.redirects, index.sources, index.partners
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_patched_index_is_the_index_built_from_the_records_now(seed):
+    draw = random.Random(seed)
+    before = {path: _record(path, draw) for path in sorted(draw.sample(PATHS, 12))}
+    now = changed(before, PATHS, draw, _record)
+    old = pickle.loads(pickle.dumps(_built(before)))  # as kept
+    kept = _plain(pickle.loads(pickle.dumps(old)))
+    sources = _built(now).sources
+    patched = patch_index(old, sources, now.__getitem__, lambda path: [])
+    assert _plain(patched) == _plain(_built(now))
+    assert _plain(old) == kept  # the kept index is compared with the new one: patching leaves it alone
