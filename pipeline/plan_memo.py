@@ -35,6 +35,14 @@ The indexes a pass's selects build from its world alone (its `KEEP` memo
 keys) are kept too, with the world and the code that built them: the one
 select an edit calls then loads the link index instead of building it, and
 own digests that read an index (pairing's evidence) load it too.
+
+A world that changed in results and paths alone (a title, an added article)
+still lends what it can: a pass that declares `AFFECTED` names, from the
+indexes it kept of the last world, the articles whose select may read
+something else now, and the others keep their jobs (`lend_across`). The
+world's parts are recorded for that (options, data and facts must be as
+they were), and so is what each select read of the kept indexes, for the
+passes that say (`TOUCHES`).
 """
 
 from __future__ import annotations
