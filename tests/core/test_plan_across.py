@@ -16,6 +16,7 @@ import pytest
 from pipeline.build import build
 from pipeline.passes import mentions, pairing, wikilinks
 from pipeline.results import StoredField
+from pipeline.store import open_store
 from tests.core.test_plan_memo import _forget_plans, _record_selects, _results
 
 NAMES = ["Alpha", "Beta Gamma", "Delta", "Gamma", "Old Name", "Epsilon Zeta", "Beta"]
@@ -163,3 +164,30 @@ def test_a_removal_that_no_select_reads_still_lends_the_next_change_across(make_
     (config.content_dir / "p5.md").write_text("---\ntitle: Page Five\n---\nSee [[p6]] and Page 7.\n")
     build(config, workers=1)
     assert sorted(calls) == ["mentions:p3.md", "mentions:p5.md", "wikilinks:p4.md", "wikilinks:p5.md"]
+
+
+def test_options_changed_with_a_title_select_everything_again(make_wiki, tmp_path):
+    files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 6}]] and Page {(i + 2) % 6}.\n" for i in range(6)}
+    config = make_wiki(files, search=False)
+    build(config, workers=1)
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page Three\n---\nSee [[p4]] and Page 5.\n")
+    config = dataclasses.replace(config, autolink="apply")  # every mentions job reads the mode
+    _assert_full_plan(config, build(config, workers=1), tmp_path)
+
+
+def test_a_world_recorded_before_its_parts_were_selects_everything_once(make_wiki, tmp_path, monkeypatch):
+    files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 6}]].\n" for i in range(6)}
+    config = make_wiki(files, search=False)
+    build(config, workers=1)
+    conn = open_store(config.state_db)
+    with conn:
+        conn.execute("UPDATE plan_worlds SET parts = NULL")  # as a store planned before schema v13 left it
+    conn.close()
+    calls = _record_selects(monkeypatch, wikilinks)
+    for title in ("Page Three", "Page Tres"):
+        calls.clear()
+        (config.content_dir / "p3.md").write_text(f"---\ntitle: {title}\n---\nSee [[p4]].\n")
+        lent = build(config, workers=1)
+        selected = sorted(calls)
+        _assert_full_plan(config, lent, tmp_path)
+        assert len(selected) == (6 if title == "Page Three" else 2)  # then only p3 and p2, which links to it
