@@ -110,13 +110,9 @@ def linked_headings(article: Article, wiki: Wiki) -> list:
     fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"')))
     if article.capture_id not in fragmenting:
         return []
-    index, (lang, folder) = index_of(wiki), _place(article, wiki)
-    paths = {
-        candidate["path"]
-        for link in (outputs.get(article.capture_id) or {}).get("links", [])
-        if link["target"] and link["fragment"]
-        for candidate in index.resolve(link["target"], lang, folder, True, link.get("kind") == "markdown")["candidates"]
-    }
+    index, questions = index_of(wiki), _questions(_links(article, wiki), *_place(article, wiki))
+    paths = {candidate["path"] for question in questions.values() if question[3]  # those naming a heading
+             for candidate in index.resolve(*question)["candidates"]}  # fmt: skip
     headings, captures = wiki.results.get("headings", {}), _captures(wiki)
     return sorted([path, known_as(headings, captures[path])] for path in paths if path in captures)
 
@@ -132,15 +128,13 @@ def _place(article: Article, wiki: Wiki) -> tuple[str, str]:
 
 
 def select(article: Article, wiki: Wiki) -> dict:
-    index = index_of(wiki)
-    links = _links(article, wiki)
-    lang, _ = _place(article, wiki)
-    fragments = {target_key(link) for link in links if link["fragment"]}
-    targets = {key: index.resolve(*question) for key, question in _questions(article, wiki, links).items()}
+    index, links = index_of(wiki), _links(article, wiki)
+    lang, folder = _place(article, wiki)
+    targets = {key: index.resolve(*question) for key, question in _questions(links, lang, folder).items()}
     for key, wanted in _anchors_by_target(links).items():
         targets[key] = _only_anchors(targets[key], wanted)
     own = None
-    if "" in fragments:
+    if any(link["fragment"] and target_key(link) == "" for link in links):  # to a heading of this page
         own = [h["id"] for h in wiki.results.get("headings", {}).get(article.capture_id, {}).get("headings", [])]
     return {
         "page": {"lang": lang, "default_language": wiki.options["default_language"]},
@@ -154,9 +148,9 @@ def _links(article: Article, wiki: Wiki) -> list[dict]:
     return wiki.results.get("links", {}).get(article.capture_id, {}).get("links", [])
 
 
-def _questions(article: Article, wiki: Wiki, links: list[dict]) -> dict[str, tuple]:
-    """Target key -> what `select` asks the index of it (`LinkIndex.resolve`'s arguments)."""
-    lang, folder = _place(article, wiki)
+def _questions(links: list[dict], lang: str, folder: str) -> dict[str, tuple]:
+    """Target key -> what `select` asks the index of it (`LinkIndex.resolve`'s arguments), for links
+    from an article in `lang` and `folder`; one naming a heading asks for the target's headings."""
     fragments = {target_key(link) for link in links if link["fragment"]}
     return {target_key(link): (link["target"], lang, folder, target_key(link) in fragments,
                                link.get("kind") == "markdown") for link in links if link["target"]}  # fmt: skip
@@ -165,7 +159,7 @@ def _questions(article: Article, wiki: Wiki, links: list[dict]) -> dict[str, tup
 def touches(article: Article, wiki: Wiki) -> set[str]:
     """The keys of the link index the article's select read (its answers are memoized: asked again)."""
     index, read = index_of(wiki), set()
-    for question in _questions(article, wiki, _links(article, wiki)).values():
+    for question in _questions(_links(article, wiki), *_place(article, wiki)).values():
         index.resolve(*question, read=read)
     return read
 

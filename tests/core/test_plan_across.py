@@ -17,7 +17,8 @@ from pipeline.build import build
 from pipeline.passes import mentions, pairing, wikilinks
 from pipeline.results import StoredField
 from pipeline.store import open_store
-from tests.core.test_plan_memo import _forget_plans, _record_selects, _results
+from tests.core.helpers import record_selects, results_by_path
+from tests.site.helpers import without_shortcuts
 
 NAMES = ["Alpha", "Beta Gamma", "Delta", "Gamma", "Old Name", "Epsilon Zeta", "Beta"]
 SLUGS = ["alpha", "beta", "p1", "p2", "shared"]
@@ -80,14 +81,10 @@ def _apply(config, files: dict, changes: dict) -> None:
 
 def _assert_full_plan(config, lent, tmp_path) -> None:
     """Plan a copy of the store from scratch: the same jobs (none to create), the same results."""
-    check = tmp_path / "check"
-    shutil.rmtree(check, ignore_errors=True)
-    shutil.copytree(config.state_dir, check / "state")
-    copy = dataclasses.replace(config, state_dir=check / "state", out_dir=check / "site")
-    _forget_plans(copy)
-    full = build(copy, workers=1, reuse=False)
+    shutil.rmtree(tmp_path / "check", ignore_errors=True)
+    full = build(without_shortcuts(config, tmp_path / "check"), workers=1, reuse=False)
     assert full.process.created_jobs == []
-    assert _plain(_results(full)) == _plain(_results(lent))
+    assert _plain(results_by_path(full)) == _plain(results_by_path(lent))
 
 
 def _plain(results: dict) -> dict:
@@ -115,7 +112,7 @@ def test_a_title_change_selects_again_only_where_links_or_names_read_it(make_wik
     files |= {"q.md": "---\ntitle: Q\n---\nSee [[Old Title]].\n", "r.md": "---\ntitle: R\n---\nThe New Title.\n"}
     config = make_wiki(files, search=False)
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, wikilinks, mentions, pairing, name=lambda m, a: f"{m.NAME}:{a.path}")
+    calls = record_selects(monkeypatch, wikilinks, mentions, pairing, name=lambda m, a: f"{m.NAME}:{a.path}")
     (config.content_dir / "p5.md").write_text("---\ntitle: New Title\n---\nSee [[p6]] and Page 7.\n")
     build(config, workers=1)
     # p4 links to p5; q's red link [[Old Title]] read no key of p5. r names the new title in prose, p3 the old.
@@ -132,7 +129,7 @@ def test_a_category_change_selects_again_for_that_article_alone(make_wiki, monke
              for i in range(10)}  # fmt: skip
     config = make_wiki(files, search=False)
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, wikilinks, mentions, pairing, name=lambda m, a: f"{m.NAME}:{a.path}")
+    calls = record_selects(monkeypatch, wikilinks, mentions, pairing, name=lambda m, a: f"{m.NAME}:{a.path}")
     (config.content_dir / "p3.md").write_text(files["p3.md"].replace("[a]", "[b]"))
     build(config, workers=1)
     assert sorted(calls) == ["mentions:p3.md", "pairing:p3.md", "wikilinks:p3.md"]  # no index changed
@@ -143,7 +140,7 @@ def test_links_that_find_a_page_only_later_by_path_file_or_redirect(make_wiki, t
              "g/b.md": "---\ntitle: B\n---\nText.\n", "redirects.yaml": "moved: /g/later/\n"}  # fmt: skip
     config = make_wiki(files, search=False)
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, wikilinks)
+    calls = record_selects(monkeypatch, wikilinks)
     for number, path in enumerate(("g/new.md", "f/new.es.md", "g/later.md", "g/_index.md")):  # each answers a link
         (config.content_dir / path).write_text(f"---\ntitle: Page {number}\n---\nText.\n")
         calls.clear()
@@ -158,7 +155,7 @@ def test_a_removal_that_no_select_reads_still_lends_the_next_change_across(make_
     config = make_wiki(files | {"lone.md": "---\ntitle: Lone\n---\nNobody names it.\n"}, search=False)
     build(config, workers=1)
     (config.content_dir / "lone.md").unlink()
-    calls = _record_selects(monkeypatch, wikilinks, mentions, name=lambda m, a: f"{m.NAME}:{a.path}")
+    calls = record_selects(monkeypatch, wikilinks, mentions, name=lambda m, a: f"{m.NAME}:{a.path}")
     build(config, workers=1)
     assert calls == []  # no select read lone's names, nor built the indexes they build themselves
     (config.content_dir / "p5.md").write_text("---\ntitle: Page Five\n---\nSee [[p6]] and Page 7.\n")
@@ -183,7 +180,7 @@ def test_a_world_recorded_before_its_parts_were_selects_everything_once(make_wik
     with conn:
         conn.execute("UPDATE plan_worlds SET parts = NULL")  # as a store planned before schema v13 left it
     conn.close()
-    calls = _record_selects(monkeypatch, wikilinks)
+    calls = record_selects(monkeypatch, wikilinks)
     for title in ("Page Three", "Page Tres"):
         calls.clear()
         (config.content_dir / "p3.md").write_text(f"---\ntitle: {title}\n---\nSee [[p4]].\n")

@@ -13,6 +13,7 @@ from pipeline.build import Warm, build
 from pipeline import plan_memo
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.store import open_store
+from tests.core.helpers import forget_plans, record_selects, results_by_path
 
 FILES = {
     "a.md": "---\ntitle: Alpha\npaired_with: a.es.md\ncites: [k1]\n---\nAlpha links [[b]], [[c#intro]] and [[d]]. Beta.\n",
@@ -34,25 +35,6 @@ STEPS = [
     {"a.es.md": None},  # a removal
     {"c.md": None},  # an embedded article's removal
 ]
-
-
-def _results(report):
-    return {(path, name): output for name, by_id in report.process.wiki.results.items()
-            for path, output in _by_path(report, by_id).items()}  # fmt: skip
-
-
-def _by_path(report, by_id):
-    paths = {a.capture_id: a.path for a in report.process.wiki.articles}
-    return {paths[capture_id]: output for capture_id, output in by_id.items()}
-
-
-def _forget_plans(config):
-    conn = open_store(config.state_db)
-    with conn:
-        conn.execute("DELETE FROM plan_memo")
-        conn.execute("DELETE FROM plan_worlds")
-        conn.execute("DELETE FROM kept_memos")
-    conn.close()
 
 
 @pytest.mark.parametrize("step", range(len(STEPS)))
@@ -187,29 +169,16 @@ def _assert_lent_plans_are_full_plans(config, steps, warm_for=lambda step: None)
             else:
                 (config.content_dir / path).write_text(text)
         lent = build(config, workers=1, warm=warm_for(step))
-    _forget_plans(config)
+    forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
     assert full.process.created_jobs == []
-    assert _results(full) == _results(lent)
-
-
-def _record_selects(monkeypatch, *modules, name=lambda module, article: article.path) -> list:
-    """The selects of `modules` called from now on, each as `name` gives it (the article's path)."""
-    calls = []
-    for module in modules:
-
-        def recording(article, wiki, module=module, select=module.select):
-            calls.append(name(module, article))
-            return select(article, wiki)
-
-        monkeypatch.setattr(module, "select", recording)
-    return calls
+    assert results_by_path(full) == results_by_path(lent)
 
 
 def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkeypatch):
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 20}]].\n" for i in range(20)})
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, wikilinks)
+    calls = record_selects(monkeypatch, wikilinks)
     (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\nSee [[p4]], and more text.\n")
     build(config, workers=1)
     assert calls == ["p3.md"]
@@ -223,7 +192,7 @@ def test_a_heading_change_selects_wikilinks_again_only_for_links_into_that_page(
     files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 10}]].\n" for i in range(10)}
     config = make_wiki(files | {"q.md": "---\ntitle: Q\n---\nSee [[p3#top]], [[Page 4#top]] and [[p5]].\n"})
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, wikilinks)
+    calls = record_selects(monkeypatch, wikilinks)
     (config.content_dir / "p3.md").write_text(files["p3.md"].replace("## Top", "## Summit"))
     report = build(config, workers=1)
     assert sorted(calls) == ["p3.md", "q.md"]  # q links to one of p3's headings; the others' slices hold none
@@ -239,7 +208,7 @@ def test_an_added_article_replans_passes_that_read_no_other_article_for_it_alone
                        | {"citations.yaml": "- id: k1\n  text: A book\n"})  # fmt: skip
     build(config, workers=1)
     # options and data only, and wikilinks, which reads other articles
-    calls = _record_selects(monkeypatch, citations, links, metadata, wikilinks, name=lambda module, _: module.NAME)
+    calls = record_selects(monkeypatch, citations, links, metadata, wikilinks, name=lambda module, _: module.NAME)
     (config.content_dir / "p10.md").write_text("---\ntitle: Page 10\n---\nThe last page.\n")
     build(config, workers=1)
     # One select each, for the new article (links' calls citations'); wikilinks' also for p9, whose red
@@ -251,7 +220,7 @@ def test_a_new_title_selects_html_again_only_where_links_or_embeds_changed(make_
     files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[Page {i + 1}]].\n" for i in range(10)}
     config = make_wiki(files | {"e.md": "---\ntitle: Embeds\n---\n![[p8]]\n", "f.md": "---\ntitle: F\n---\n![[e]]\n"})
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, html)
+    calls = record_selects(monkeypatch, html)
     (config.content_dir / "p5.md").write_text("---\ntitle: Page Five\n---\nSee [[Page 6]].\n")
     build(config, workers=1)
     assert sorted(calls) == ["p4.md", "p5.md"]  # [[Page 5]] is a red link now
@@ -266,7 +235,7 @@ def test_a_source_edit_selects_pairing_again_only_for_it_and_its_translations(ma
     files |= {f"p{i}.es.md": f"---\ntitle: Página {i}\npaired_with: p{i}.md\n---\nTexto {i}.\n" for i in range(10)}
     config = make_wiki(files)
     build(config, workers=1)
-    calls = _record_selects(monkeypatch, pairing)
+    calls = record_selects(monkeypatch, pairing)
     (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\npaired_with: p3.es.md\n---\nNew text.\n")
     report = build(config, workers=1)
     assert sorted(calls) == ["p3.es.md", "p3.md"]  # the translation's outdated check reads the source's hash
@@ -317,9 +286,9 @@ def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki,
             build(config, workers=1, warm=warm)
     (config.content_dir / "b.md").write_text(FILES["b.md"].replace("Beta text", "Beta's text"))
     lent = build(config, workers=1, warm=warm)  # new jobs take the ids the rolled-back ones had
-    _forget_plans(config)
+    forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
-    assert full.process.created_jobs == [] and _results(full) == _results(lent)
+    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(lent)
 
 
 def test_the_code_digest_reads_the_package_once_and_a_pass_from_elsewhere_too(tmp_path, monkeypatch):

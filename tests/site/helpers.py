@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from pipeline.build import build
 from pipeline.config import Config
+from tests.core.helpers import forget_plans
 
 # Two pairs (en/es), categories, a red link, an alias, a redirect, references and a malicious title.
 SITE = {
@@ -59,9 +59,5 @@ def without_shortcuts(config: Config, root: Path) -> Config:
         if cache.is_file() and cache.suffix == ".json" or cache.name == "templates-compiled":
             shutil.rmtree(cache) if cache.is_dir() else cache.unlink()
     (db,) = (root / "state").rglob("state.db")
-    conn = sqlite3.connect(db)
-    with conn:
-        for table in ("plan_memo", "plan_worlds", "kept_memos"):
-            conn.execute(f"DELETE FROM {table}")
-    conn.close()
+    forget_plans(db)
     return dataclasses.replace(config, state_dir=root / "state", out_dir=root / "site")

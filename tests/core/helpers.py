@@ -1,0 +1,33 @@
+"""What the planner's tests share: results by path, plans forgotten, selects recorded."""
+
+import sqlite3
+from pathlib import Path
+
+
+def results_by_path(report) -> dict:
+    """(path, pass) -> output of every result a build's process holds."""
+    paths = {a.capture_id: a.path for a in report.process.wiki.articles}
+    return {(paths[capture_id], name): output for name, by_id in report.process.wiki.results.items()
+            for capture_id, output in by_id.items()}  # fmt: skip
+
+
+def forget_plans(state_db: Path) -> None:
+    """Drop what the last plans lend the next (memos, worlds, kept indexes): the next plans from scratch."""
+    conn = sqlite3.connect(state_db)
+    with conn:
+        for table in ("plan_memo", "plan_worlds", "kept_memos"):
+            conn.execute(f"DELETE FROM {table}")
+    conn.close()
+
+
+def record_selects(monkeypatch, *modules, name=lambda module, article: article.path) -> list:
+    """The selects of `modules` called from now on, each as `name` gives it (the article's path)."""
+    calls = []
+    for module in modules:
+
+        def recording(article, wiki, module=module, select=module.select):
+            calls.append(name(module, article))
+            return select(article, wiki)
+
+        monkeypatch.setattr(module, "select", recording)
+    return calls
