@@ -89,7 +89,7 @@ class BuildReport:
 
 def passes_for(config: Config) -> list[PassSpec]:
     try:
-        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS)
+        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, kept_in=config.state_dir)
     except PassLoadError as exc:
         raise UserError(str(exc)) from None
 

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
+from typing import NamedTuple
 
 from pipeline import jsonio
 from pipeline.config import Config, worker_count
@@ -66,9 +67,8 @@ def iter_sources(config: Config) -> list[str]:
     return sorted(found)
 
 
-@dataclass(frozen=True)
-class Current:
-    """The capture a path points at now."""
+class Current(NamedTuple):
+    """The capture a path points at now (a named tuple: a build reads one per file, 13,000 at 10k)."""
 
     id: int
     sha256: str
@@ -82,7 +82,7 @@ def current_state(conn: sqlite3.Connection) -> dict[str, Current]:
            JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id
            WHERE h.id IN (SELECT MAX(id) FROM capture_history GROUP BY path)"""
     )
-    return {path: Current(ident, sha, kind) for path, ident, sha, kind in rows}
+    return {row[0]: Current._make(row[1:]) for row in rows}
 
 
 def current_capture_ids(conn: sqlite3.Connection) -> list[int]:

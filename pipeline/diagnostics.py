@@ -37,16 +37,17 @@ class Diagnostic(NamedTuple):
 def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: list[tuple[str, str, str]] = ()):
     """Every diagnostic of the current captures, plus data-file problems and failed jobs, sorted."""
     paths = {article.capture_id: article.path for article in wiki.articles}
-    found = set()
+    found = []
     for outputs in wiki.results.values():
         for capture_id, diagnostics in diagnostics_of(outputs):  # of the results that report some, alone
-            for d in diagnostics:
-                found.add(Diagnostic(paths[capture_id], d["line"], d["col"], d["severity"], d["code"], d["message"]))
-    for path, line, message in problems:
-        found.add(Diagnostic(path, line, 1, "error", "data-error", message))
-    for path, pass_name, error in failures:
-        found.add(Diagnostic(path, 1, 1, "error", "job-failed", f"pass {pass_name} failed: {error}"))
-    return sorted(found)
+            path = paths[capture_id]
+            found += [Diagnostic(path, d["line"], d["col"], d["severity"], d["code"], d["message"]) for d in diagnostics]
+    found += [Diagnostic(path, line, 1, "error", "data-error", message) for path, line, message in problems]
+    found += [Diagnostic(path, 1, 1, "error", "job-failed", f"pass {name} failed: {error}") for path, name, error in failures]
+    # Sorted, then each kept once: each pass's come in the order of its results (by path, mostly), runs
+    # that a sort merges almost for free (35,000 at 10k: 4 ms), where a set to drop repeats first
+    # scrambled them (40 ms).
+    return list(dict.fromkeys(sorted(found)))
 
 
 def default_format() -> str:

@@ -115,7 +115,7 @@ def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
     # body is read for the page rendered again only: no output but the edited article's is read (a command
     # line's build may read one twice: it lets go of what its selects read once the last round is planned).
     assert counts and all(count == 1 for count in counts.values()), counts
-    assert (config.state_dir / "page-seeds.json").exists()
+    assert (config.state_dir / "page-seeds.pickle").exists()
 
 
 def test_every_result_is_stored_with_its_digest_and_whether_it_reports(make_wiki):

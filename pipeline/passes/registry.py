@@ -8,7 +8,6 @@ declares an entry point in the group `pipeline.passes`.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import importlib.util
 import sys
 from pathlib import Path
@@ -18,11 +17,10 @@ import fastjsonschema
 
 from pipeline.contracts import compiled
 from pipeline.passes.base import WIKI_PARTS, PassSpec
+from pipeline.passes.plugins import declared_passes
 
 # Order matters only for display; execution order follows NEEDS.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
-ENTRY_POINT_GROUP = "pipeline.passes"
-
 
 class PassLoadError(Exception):
     """A pass module is missing or does not fulfil the pass contract."""
@@ -30,14 +28,15 @@ class PassLoadError(Exception):
 
 def load_passes(
     extra: list[str] | tuple[str, ...] = (), *, base_dir: Path = Path("."), entry_points: bool = True,
-    compiled_in: Path | None = None,
+    compiled_in: Path | None = None, kept_in: Path | None = None,
 ):
     """Return the PassSpecs of every registered pass, built-in first (`compiled_in`: where their
-    compiled contracts are kept between processes, see `pipeline/contracts.py`)."""
+    compiled contracts are kept between processes, see `pipeline/contracts.py`; `kept_in`: where
+    the entry points found are, see `plugins.py`)."""
     modules = [importlib.import_module(name) for name in BUILTIN]
     modules += [_import(ref, base_dir) for ref in extra]
     if entry_points:
-        modules += [ep.load() for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)]
+        modules += declared_passes(kept_in)
     specs = [spec_of(module, compiled_in) for module in modules]
     names = [spec.name for spec in specs]
     duplicates = sorted({n for n in names if names.count(n) > 1})

@@ -21,14 +21,15 @@ from markupsafe import Markup
 
 from pipeline.urls import home_url, special_url
 from pipeline.site import pages as wiki_pages
-from pipeline.site.model import ArticlePage, Model
+from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.site.parallel import render_pages
 from pipeline.site.state import Patch, SiteState, digest, patch, site_state
 from pipeline.site.theme import assets, builtin_root, strings
 
 SPECIALS = ("categories", "all", "wanted", "recent")
-# The wiki pages that show an article's own parts (the revisions, or pages as records), planned after any edit.
-PATCHED = ("home", "recent", "all")
+# The wiki pages that show an article's own parts (its revisions), planned after any edit. The lists of pages
+# (all pages, a category's) show each page's title and URL (`Link`s): a seed's, planned when seeds change.
+PATCHED = ("home", "recent")
 
 
 def environment(templates_dir: Path | None, base_url: str, compiled: Path | None = None) -> Environment:
@@ -218,8 +219,7 @@ def plan_pages(model: Model, revisions: list, histories: dict[str, list], only: 
     recent = wiki_pages.recent_changes(model, revisions)
     if only is None or only.lists:
         return planned + _language_pages(model, categories, wiki_pages.wanted(model), recent)
-    wanted = {lang: [] for lang in model.languages}  # the wanted pages are not among them
-    return planned + [page for page in _language_pages(model, categories, wanted, recent) if page.key[0] in PATCHED]
+    return planned + _language_pages(model, categories, {}, recent, PATCHED)
 
 
 def _article(page: ArticlePage) -> Planned:
@@ -229,30 +229,37 @@ def _article(page: ArticlePage) -> Planned:
     return planned
 
 
-def _language_pages(model: Model, categories, wanted, recent) -> list[Planned]:
+def _language_pages(model: Model, categories, wanted, recent, kinds: tuple[str, ...] | None = None) -> list[Planned]:
+    """Each language's wiki pages, or those of `kinds` only (their keys' first part: `home`, `all`, ...)."""
     default = model.default_language
+    wanted_kind = (lambda kind: True) if kinds is None else (lambda kind: kind in kinds)
     planned = []
     homes = {page.url for page in model.articles}
     for lang in model.languages:
         t = strings(lang)
-        if home_url(lang, default) not in homes:  # an `index.md` of the language is its home page
+        if home_url(lang, default) not in homes and wanted_kind("home"):  # a language's `index.md` is its home page
             context = {"categories": categories[lang], "recent": recent[lang][:10]}
             planned.append(Planned(home_url(lang, default), lang, "home.html", t["home"], context, ("home",)))
-        listing = [page for page in model.articles if page.lang == lang]
-        listing.sort(key=lambda page: page.title.casefold())
-        contexts = {
-            "categories": ("categories.html", t["categories"], {"categories": categories[lang]}),
-            "all": ("all.html", t["all_pages"], {"pages": listing}),
-            "wanted": ("wanted.html", t["wanted"], {"wanted": wanted[lang]}),
-            "recent": ("recent.html", t["recent"], {"revisions": recent[lang]}),
+        contexts = {  # made only for the pages planned (the list of all pages sorts thousands)
+            "categories": ("categories.html", t["categories"], lambda: {"categories": categories[lang]}),
+            "all": ("all.html", t["all_pages"], lambda: {"pages": _all_pages(model, lang)}),
+            "wanted": ("wanted.html", t["wanted"], lambda: {"wanted": wanted[lang]}),
+            "recent": ("recent.html", t["recent"], lambda: {"revisions": recent[lang]}),
         }
         for name, (template, title, context) in contexts.items():
-            sitemap = name in ("categories", "all")
-            planned.append(Planned(special_url(name, lang, default), lang, template, title, context, (name,), sitemap))
-        for category in categories[lang]:
+            if wanted_kind(name):
+                url, sitemap = special_url(name, lang, default), name in ("categories", "all")
+                planned.append(Planned(url, lang, template, title, context(), (name,), sitemap))
+        for category in categories[lang] if wanted_kind("category") else ():
             title = f"{t['category']}: {category.name}"
             planned.append(Planned(category.url, lang, "category.html", title, {"category": category}, ("category", category.id)))
     return planned
+
+
+def _all_pages(model: Model, lang: str) -> list[Link]:
+    """The language's pages by title, as links: what the list shows of each is its seed's (its title and URL)."""
+    listing = [Link(page.title, page.url, lang) for page in model.articles if page.lang == lang]
+    return sorted(listing, key=lambda link: link.title.casefold())
 
 
 def _alternates(planned: list[Planned], default: str) -> None:

@@ -8,13 +8,14 @@ model decoded those three results of every article (at 10,000 articles,
 three outputs, so it is known by their digests (a result's digest is known
 without reading it): `Seeds` hands back the seed of the same three outputs
 from the last build, and makes it from the outputs only for the articles
-whose results changed. The cache is a JSON file in the state folder,
+whose results changed. The cache is a file in the state folder (pickled),
 written when its seeds changed, and ignored when this module's code did.
 """
 
 from __future__ import annotations
 
 import hashlib
+import pickle
 from pathlib import Path
 from typing import NamedTuple
 
@@ -97,14 +98,22 @@ CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # seeds made by 
 def load_seeds(path: Path) -> Seeds:
     """The seeds kept at `path` by this code (none when the file is missing, unreadable or another code's)."""
     try:
-        kept = jsonio.loads(path.read_bytes())
-        known = {key: Seed(*fields) for key, fields in kept["seeds"].items()} if kept.get("code") == CODE else {}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):  # a cache: what does not load is made again
+        kept = pickle.loads(path.read_bytes())
+        known = dict(zip(kept["keys"], map(Seed._make, zip(*kept["fields"])))) if kept.get("code") == CODE else {}
+    except Exception:  # a cache (missing, torn, of another version): what does not load is made again
         known = {}
     return Seeds(known)
 
 
 def save_seeds(path: Path, seeds: Seeds) -> None:
-    """Keep this build's seeds at `path`, in place of the last."""
-    # A seed as the list of its fields, without their names: a fifth less to read back.
-    jsonio.save(path, {"code": CODE, "seeds": {key: list(seed) for key, seed in seeds.used.items()}})
+    """Keep this build's seeds at `path`, in place of the last.
+
+    Pickled a field at a time (a list of titles, one of slugs, ...): pickle makes each string it
+    meets again only once (the languages, the paths many articles link to), and reading 13,000
+    seeds back took 50 ms where their JSON took 100-170 ms.
+    """
+    fields = [list(column) for column in zip(*seeds.used.values())] or [[] for _ in Seed._fields]
+    data = pickle.dumps({"code": CODE, "keys": list(seeds.used), "fields": fields}, protocol=5)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)  # whole or not at all

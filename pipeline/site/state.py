@@ -5,15 +5,16 @@ its seed says (title, URL, categories, translations: seeds.py), what
 other articles' seeds say (its backlinks, its translations' titles) and
 what is the article's own (its capture, html and citations results, when
 it changed, its revisions, and the one part of its seed no other page
-shows: its outdated-translation banner). Every wiki page but the lists of
-changes and of all pages is made of seeds, data files and settings alone.
+shows: its outdated-translation banner). Every wiki page but the home pages
+and the lists of changes is made of seeds, data files and settings alone
+(a list of pages shows each one's title and URL).
 
 So a build digests the first two kinds once for the whole site (`shared`:
 every article's path and what other pages show of its seed, the data
 files, the languages, each language's navigation and settings, the
 theme, the code), and the third per article (`own`). When `shared` is the last build's, the pages that
-can differ are the changed articles' own two, the lists of changes and of
-all pages, and the sitemap, whose only article-owned part is the day each
+can differ are the changed articles' own two, the home pages and the lists
+of changes, and the sitemap, whose only article-owned part is the day each
 page last changed: the render step renders those and keeps every other
 file of the last build as it is, without planning or digesting its pages.
 

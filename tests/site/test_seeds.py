@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import orjson
+import pickle
 from helpers import SITE, build_site
 
 from pipeline.build import passes_for
@@ -65,9 +65,10 @@ def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_pat
     save_seeds(path, seeds)
     loaded = load_seeds(path)
     assert loaded.known == {"k": SEED} and loaded.get("k", lambda: None) == SEED and not loaded.changed
-    path.write_bytes(orjson.dumps({"code": "other" + CODE, "seeds": {"k": list(SEED)}}))
+    fields = [[value] for value in SEED]
+    path.write_bytes(pickle.dumps({"code": "other" + CODE, "keys": ["k"], "fields": fields}))
     assert load_seeds(path).known == {}
-    for broken in (b"{", b"[]", orjson.dumps({"code": CODE, "seeds": {"k": ["T"]}})):
+    for broken in (b"{", pickle.dumps([]), pickle.dumps({"code": CODE, "keys": ["k"], "fields": [["T"]]})):
         path.write_bytes(broken)
         assert load_seeds(path).known == {}
     assert load_seeds(tmp_path / "missing.json").known == {}

@@ -40,13 +40,13 @@ def assert_same_as_a_full_render(config, monkeypatch):
     assert again.site.written == [] and again.site.removed == [] and again.site.unchanged == again.site.files
 
 
-def test_a_body_edit_plans_only_its_pages_and_the_lists_of_changes_and_pages(site, planned, monkeypatch):
+def test_a_body_edit_plans_only_its_pages_and_the_lists_of_changes(site, planned, monkeypatch):
     config, first = site
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "A new body."), encoding="utf-8")
     report = build_site(config)
     assert planned[-1] == [
-        "beta/history/index.html", "beta/index.html", "es/index.html", "es/special/all/index.html",
-        "es/special/recent/index.html", "index.html", "special/all/index.html", "special/recent/index.html",
+        "beta/history/index.html", "beta/index.html", "es/index.html", "es/special/recent/index.html", "index.html",
+        "special/recent/index.html",
     ]  # fmt: skip
     assert "A new body." in read(config.out_dir, "beta/index.html")
     assert (report.site.files, report.site.pages, report.site.redirects) == (
@@ -108,9 +108,8 @@ def test_a_seed_changed_in_place_plans_the_pages_showing_it_and_the_wiki_pages(p
     wiki_pages = set(planned[-1]) - set(_article_pages(planned[-1]))
     if lists:  # every other page is planned: the first build's less the articles' pages
         assert wiki_pages == set(planned[0]) - set(_article_pages(planned[0]))
-    else:  # as after a body edit: the home pages and the lists of changes and of all pages
-        assert {rel.removeprefix("es/") for rel in wiki_pages} == {
-            "index.html", "special/all/index.html", "special/recent/index.html"}  # fmt: skip
+    else:  # as after a body edit: the home pages and the lists of changes
+        assert {rel.removeprefix("es/") for rel in wiki_pages} == {"index.html", "special/recent/index.html"}
     assert text in read(config.out_dir, f"{page}/index.html")
     assert_same_as_a_full_render(config, monkeypatch)
 
