@@ -146,7 +146,7 @@ def process(
         # Small rounds are not worth the start-up of worker processes.
         count = workers if len(plan.created) > 200 else 1
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
-        used.update(plan.jobs.values())  # the build's jobs so far: the earlier rounds' have all ended
+        used.update(plan.job_ids())  # the build's jobs so far: the earlier rounds' have all ended
         report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}

@@ -115,7 +115,8 @@ def _own_column(part, articles: list[Article], wiki: Wiki, digests: Digests) -> 
     known: dict[str, str] = {}  # most articles read the same few values (html: no embeds, `[]`)
     column = []
     for article in articles:
-        text = _canonical(part(article, wiki))
+        value = part(article, wiki)
+        text = "[]" if value == [] else _canonical(value)
         sha = known.get(text)
         if sha is None:
             sha = known[text] = _sha(text)

@@ -86,8 +86,10 @@ def claims_of(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, s
 
 def resolve(path: str, value: str, paths: set[str]) -> str:
     """The content path `value` names from `path`: folder-relative first, then root-relative."""
-    folder = posixpath.dirname(path)
-    tries = [posixpath.normpath(posixpath.join(folder, value)), posixpath.normpath(value.lstrip("/"))]
+    nearest = posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
+    if nearest in paths:  # the usual case, found without making the others (a build resolves thousands)
+        return nearest
+    tries = [nearest, posixpath.normpath(value.lstrip("/"))]
     if not value.lower().endswith(".md"):
         tries += [t + ".md" for t in tries]
     return next((t for t in tries if t in paths), tries[0])

@@ -183,7 +183,7 @@ def held(make_wiki):
         specs = [spec_of(noop)]
         plan = plan_round(conn, specs, articles, Wiki(options={}, articles=articles), max_attempts=3, now=0.0)
         (job,) = claim(conn, worker="elsewhere:1", limit=1, lease_seconds=lease_seconds, now=time.time())
-        return config, specs, conn, job, set(plan.jobs.values())
+        return config, specs, conn, job, set(plan.job_ids())
 
     return make
 
