@@ -1,6 +1,8 @@
 """fork_map: shares in forked processes, results in order, failures never silent."""
 
 import os
+import signal
+import sys
 
 import pytest
 
@@ -26,3 +28,33 @@ def test_an_exception_in_a_child_is_raised_here():
 def test_a_child_that_dies_is_reported():
     with pytest.raises(ForkedError, match="died"):
         fork_map(lambda share: os._exit(3) if share else 0, [0, 1])
+
+
+def test_when_this_process_fails_its_children_are_stopped_and_reaped():
+    read, write = os.pipe()
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)  # as `spool drain` has one
+
+    def share(number):
+        if number == 0:
+            raise ValueError("this process fails first")
+        os.read(read, 1)  # the child waits for ever: nothing is written
+
+    try:
+        with pytest.raises(ValueError, match="fails first"):
+            fork_map(share, [0, 1])
+        with pytest.raises(ChildProcessError):  # no child left, running or unreaped
+            os.waitpid(-1, os.WNOHANG)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        os.close(read)
+        os.close(write)
+
+
+def test_what_a_child_prints_is_not_lost_nor_what_this_process_had_not_yet_printed(tmp_path, monkeypatch):
+    out = open(tmp_path / "out", "w", buffering=8192)  # buffered, as a pipe or file is: not a terminal
+    monkeypatch.setattr(sys, "stdout", out)
+    print("before", end=";")  # still in this process's buffer when it forks
+    fork_map(lambda share: print(f"share {share}", end=";"), [0, 1])
+    out.close()
+    printed = (tmp_path / "out").read_text()
+    assert printed.count("before") == 1 and "share 0;" in printed and "share 1;" in printed
