@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -98,9 +99,9 @@ def git_times(folder: Path) -> dict[str, int]:
     return times
 
 
-@dataclass(frozen=True)
-class Change:
-    """One row of the capture log: a path pointed at new bytes (or was removed) at `time`."""
+class Change(NamedTuple):
+    """One row of the capture log: a path pointed at new bytes (or was removed) at `time` (a named tuple:
+    a build reads every row, each edit adds one)."""
 
     path: str
     time: str  # ISO 8601, UTC
@@ -115,7 +116,7 @@ def capture_log(conn: sqlite3.Connection) -> list[Change]:
         """SELECT h.path, h.observed_at, c.sha256, c.kind, h.git_commit FROM capture_history h
            JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id ORDER BY h.id"""
     )
-    return [Change(*row) for row in rows]
+    return list(map(Change._make, rows))
 
 
 def history_of(log: list[Change]) -> dict[str, list[tuple[str, str]]]:

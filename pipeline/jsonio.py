@@ -39,7 +39,7 @@ def as_json(value):
     """orjson's `default`: a value's `as_json()`, or a subclass of a JSON type as that type."""
     if hasattr(value, "as_json"):
         return value.as_json()
-    for base in (str, int, dict, list):  # any other subclass of these is written as one
+    for base in (str, int, dict, list, tuple):  # any other subclass of these is written as one (a named tuple: a list)
         if isinstance(value, base):
             return base(value)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
