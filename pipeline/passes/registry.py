@@ -22,6 +22,7 @@ from pipeline.passes.plugins import declared_passes
 # Order matters only for display; execution order follows NEEDS.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
 
+
 class PassLoadError(Exception):
     """A pass module is missing or does not fulfil the pass contract."""
 
@@ -36,7 +37,10 @@ def load_passes(
     modules = [importlib.import_module(name) for name in BUILTIN]
     modules += [_import(ref, base_dir) for ref in extra]
     if entry_points:
-        modules += declared_passes(kept_in)
+        try:
+            modules += declared_passes(kept_in)
+        except ImportError as exc:
+            raise PassLoadError(f"a pass an installed package declares cannot be imported: {exc}") from None
     specs = [spec_of(module, compiled_in) for module in modules]
     names = [spec.name for spec in specs]
     duplicates = sorted({n for n in names if names.count(n) > 1})

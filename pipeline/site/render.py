@@ -232,12 +232,12 @@ def _article(page: ArticlePage) -> Planned:
 def _language_pages(model: Model, categories, wanted, recent, kinds: tuple[str, ...] | None = None) -> list[Planned]:
     """Each language's wiki pages, or those of `kinds` only (their keys' first part: `home`, `all`, ...)."""
     default = model.default_language
-    wanted_kind = (lambda kind: True) if kinds is None else (lambda kind: kind in kinds)
+    chosen = (lambda kind: True) if kinds is None else (lambda kind: kind in kinds)
     planned = []
     homes = {page.url for page in model.articles}
     for lang in model.languages:
         t = strings(lang)
-        if home_url(lang, default) not in homes and wanted_kind("home"):  # a language's `index.md` is its home page
+        if home_url(lang, default) not in homes and chosen("home"):  # a language's `index.md` is its home page
             context = {"categories": categories[lang], "recent": recent[lang][:10]}
             planned.append(Planned(home_url(lang, default), lang, "home.html", t["home"], context, ("home",)))
         contexts = {  # made only for the pages planned (the list of all pages sorts thousands)
@@ -247,10 +247,10 @@ def _language_pages(model: Model, categories, wanted, recent, kinds: tuple[str, 
             "recent": ("recent.html", t["recent"], lambda: {"revisions": recent[lang]}),
         }
         for name, (template, title, context) in contexts.items():
-            if wanted_kind(name):
+            if chosen(name):
                 url, sitemap = special_url(name, lang, default), name in ("categories", "all")
                 planned.append(Planned(url, lang, template, title, context(), (name,), sitemap))
-        for category in categories[lang] if wanted_kind("category") else ():
+        for category in categories[lang] if chosen("category") else ():
             title = f"{t['category']}: {category.name}"
             planned.append(Planned(category.url, lang, "category.html", title, {"category": category}, ("category", category.id)))
     return planned

@@ -84,3 +84,11 @@ def test_an_entry_point_may_name_an_attribute_of_a_module(packages, tmp_path):
     assert [module.NAME for module in declared_passes(tmp_path / "state")] == ["inner"]
     with pytest.raises(ImportError, match="not `module`"):
         plugins._load("not a value")
+
+
+def test_a_declared_pass_that_does_not_import_is_named(packages, tmp_path):
+    from pipeline.passes.registry import PassLoadError, load_passes
+
+    install(packages, "first_pass", value="no_such_module")
+    with pytest.raises(PassLoadError, match="no_such_module"):
+        load_passes(kept_in=tmp_path / "state")
