@@ -117,3 +117,4 @@ def save_seeds(path: Path, seeds: Seeds) -> None:
     temporary = path.with_suffix(".tmp")
     temporary.write_bytes(data)
     temporary.replace(path)  # whole or not at all
+    path.with_suffix(".json").unlink(missing_ok=True)  # where earlier versions kept them (5 MB at 10k), unread now

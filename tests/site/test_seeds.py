@@ -59,10 +59,12 @@ SEED = Seed("T", "t", "en", None, ["A"], ["c"], False, ["x.md"], ["gone"], [], {
 
 def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_path):
     path = tmp_path / SEEDS
+    path.with_suffix(".json").write_text("{}")  # an earlier version's file
     seeds = Seeds()
     seeds.get("k", lambda: SEED)
     assert seeds.changed
     save_seeds(path, seeds)
+    assert not path.with_suffix(".json").exists()
     loaded = load_seeds(path)
     assert loaded.known == {"k": SEED} and loaded.get("k", lambda: None) == SEED and not loaded.changed
     fields = [[value] for value in SEED]
