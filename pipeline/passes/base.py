@@ -136,6 +136,16 @@ class Wiki:
         self._memo.clear()
 
 
+def frontmatter_field(article: Article, key: str):
+    """The frontmatter's `key` (None when it has none). A build's articles hold their frontmatter as
+    JSON until it is read (`frontmatter_json`): one whose JSON does not hold the key is not decoded."""
+    held = getattr(article, "frontmatter_json", None)
+    plain = key.isascii() and key.isprintable() and '"' not in key and "\\" not in key  # in any JSON as it is
+    if held is not None and plain and f'"{key}"' not in held:
+        return None
+    return (article.frontmatter or {}).get(key)
+
+
 def diagnostics_of(outputs: Mapping[int, dict]) -> Iterable[tuple[int, list]]:
     """(capture id, diagnostics) of the `outputs` that may report one (stored results know it without
     being read, and keep their diagnostics apart: see `SOME_DIAGNOSTIC`); of all of them for outputs

@@ -13,7 +13,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from pipeline.passes.base import Article, Wiki, known_as
+from pipeline.passes.base import Article, Wiki, frontmatter_field, known_as
 from pipeline.source import name_lang_slug
 from pipeline.urls import article_url
 
@@ -76,7 +76,7 @@ def claims_of(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, s
         paths = {a.path for a in wiki.articles}
         found = []
         for article in wiki.articles:
-            raw = (article.frontmatter or {}).get("paired_with")
+            raw = frontmatter_field(article, "paired_with")  # most articles' frontmatter is not decoded
             raw = raw.strip() if isinstance(raw, str) and raw.strip() else None
             found.append((raw, resolve(article.path, raw, paths) if raw else None, group_of(article, options)))
         return found
@@ -100,7 +100,7 @@ def group_of(article: Article, options: dict) -> str | None:
         folder = posixpath.dirname(article.path)
         return posixpath.join(folder, name_lang_slug(article.path, options["default_language"])[1])
     if options["pairing"] == "key":
-        value = (article.frontmatter or {}).get(options["pairing_key"])
+        value = frontmatter_field(article, options["pairing_key"])
         return str(value).strip() or None if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     return None
 

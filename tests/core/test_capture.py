@@ -224,6 +224,22 @@ def test_an_article_loaded_without_its_text_reads_it_from_the_store(make_wiki, t
     assert lean[1].text is None and lean[1].decode_error  # undecodable: None, as for an Article
 
 
+def test_a_stored_frontmatter_is_decoded_when_read_and_not_to_find_a_key_it_does_not_hold(make_wiki):
+    from pipeline.passes.base import frontmatter_field
+
+    config = make_wiki({"a.md": "---\ntitle: Alpha\npaired_with: b.md\n---\nA.\n", "b.md": "---\ntitle: Beta\n---\nB.\n",
+                        "c.md": "No frontmatter.\n", 'd.md': '---\ntitle: D\n"odd \\" key": x\n---\nD.\n'})  # fmt: skip
+    conn, report = _capture(config)
+    a, b, c, d = load_articles(conn, report.current, text=False)
+    assert all("frontmatter" not in vars(article) for article in (a, b, c, d))  # held as JSON until read
+    assert frontmatter_field(b, "paired_with") is None and "frontmatter" not in vars(b)  # its JSON has no such key
+    assert frontmatter_field(a, "paired_with") == "b.md" and vars(a)["frontmatter"]["title"] == "Alpha"
+    assert frontmatter_field(c, "paired_with") is None and c.frontmatter is None
+    assert frontmatter_field(d, 'odd " key') == "x"  # a key JSON escapes: decoded to be sure
+    full = load_articles(conn, report.current)
+    assert [frontmatter_field(article, "paired_with") for article in full] == ["b.md", None, None, None]
+
+
 def test_files_parsed_by_several_processes_are_captured_as_by_one(make_wiki, tmp_path, monkeypatch):
     """Chunks of new files are parsed in forked processes: same captures, same problems, in path order."""
     files = {f"p{n:02}.md": GOOD.replace("Alpha", f"Page {n}") if n % 3 else "---\ntitle: [unclosed\n---\nx\n"
