@@ -20,7 +20,7 @@ from pipeline.console import SILENT, Progress
 from pipeline.contracts import COMPILED_CONTRACTS
 from pipeline.diagnostics import Diagnostic, collect
 from pipeline.facts import Change, Facts, fact_sources, gather
-from pipeline.forks import fork_map
+from pipeline.forks import side_by_side
 from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
@@ -268,8 +268,7 @@ def capture_beside_site_check(
     """
     if not check:
         return capture_content(conn, config, workers=workers), False
-    steps = [lambda: capture_content(conn, config, workers=workers), lambda: site_intact(config)]
-    captured, intact = fork_map(lambda step: step(), steps)
+    captured, intact = side_by_side(lambda: capture_content(conn, config, workers=workers), lambda: site_intact(config))
     return captured, intact
 
 

@@ -53,8 +53,13 @@ def loads(text: str | bytes):
 
 
 def save(path: Path, value) -> None:
-    """Write `value` as JSON at `path`, whole or not at all: a crash mid-write leaves the file
-    that was there (the state folder's records and caches are read back by the next build)."""
+    """Write `value` as JSON at `path`, whole or not at all (`save_bytes`)."""
+    save_bytes(path, dumps(value).encode())
+
+
+def save_bytes(path: Path, data: bytes) -> None:
+    """Write `data` at `path`, whole or not at all: a crash mid-write leaves the file that was
+    there (the state folder's records and caches are read back by the next build)."""
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(dumps(value), encoding="utf-8")
+    temporary.write_bytes(data)
     temporary.replace(path)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.forks import ForkedError, fork_map
+from pipeline.forks import ForkedError, fork_map, side_by_side
 
 
 def test_results_come_back_in_order_from_other_processes():
@@ -58,3 +58,8 @@ def test_what_a_child_prints_is_not_lost_nor_what_this_process_had_not_yet_print
     out.close()
     printed = (tmp_path / "out").read_text()
     assert printed.count("before") == 1 and "share 0;" in printed and "share 1;" in printed
+
+
+def test_steps_side_by_side_run_the_first_here_and_the_others_in_forked_processes():
+    assert side_by_side(lambda: ("here", os.getpid()), lambda: ("there", os.getpid()))[0] == ("here", os.getpid())
+    assert side_by_side(lambda: 1, lambda: os.getpid())[1] != os.getpid()

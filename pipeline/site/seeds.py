@@ -113,8 +113,5 @@ def save_seeds(path: Path, seeds: Seeds) -> None:
     seeds back took 50 ms where their JSON took 100-170 ms.
     """
     fields = [list(column) for column in zip(*seeds.used.values())] or [[] for _ in Seed._fields]
-    data = pickle.dumps({"code": CODE, "keys": list(seeds.used), "fields": fields}, protocol=5)
-    temporary = path.with_suffix(".tmp")
-    temporary.write_bytes(data)
-    temporary.replace(path)  # whole or not at all
+    jsonio.save_bytes(path, pickle.dumps({"code": CODE, "keys": list(seeds.used), "fields": fields}, protocol=5))
     path.with_suffix(".json").unlink(missing_ok=True)  # where earlier versions kept them (5 MB at 10k), unread now
