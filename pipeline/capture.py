@@ -76,12 +76,9 @@ class Current(NamedTuple):
 
 
 def current_state(conn: sqlite3.Connection) -> dict[str, Current]:
-    """path -> the capture of the newest history row of each path."""
-    rows = plain_rows(conn).execute(
-        """SELECT h.path, c.id, c.sha256, c.kind FROM capture_history h
-           JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id
-           WHERE h.id IN (SELECT MAX(id) FROM capture_history GROUP BY path)"""
-    )
+    """path -> the capture of the newest history row of each path (kept by a trigger as each row is added:
+    finding them in the history, which grows with every edit, took 25-35 ms of a 10k build, against 15-20)."""
+    rows = plain_rows(conn).execute("SELECT path, capture_id, sha256, kind FROM current_captures")
     return {row[0]: Current._make(row[1:]) for row in rows}
 
 
@@ -229,11 +226,12 @@ def _recorded(file: tuple[str, bytes, str], default_language: str) -> ParsedSour
 def _changed_files(conn, config: Config, paths: list[str], state: dict[str, Current], report: CaptureReport):
     """(path, bytes, sha256) of each file whose bytes are not its current capture's, counting the rest."""
     stats = StatCache(conn)
+    folder = os.path.join(config.content_dir, "")  # with its separator: a join per file costs 13,000 calls
     for rel in paths:
         current = state.get(rel)
         current_sha = current.sha256 if current is not None and current.kind == "file" else None
         try:
-            raw, sha = stats.read(os.path.join(config.content_dir, rel), rel, current_sha)
+            raw, sha = stats.read(folder + rel, rel, current_sha)
         except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
             report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
             continue

@@ -41,6 +41,7 @@ A pass module declares:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -140,10 +141,18 @@ def frontmatter_field(article: Article, key: str):
     """The frontmatter's `key` (None when it has none). A build's articles hold their frontmatter as
     JSON until it is read (`frontmatter_json`): one whose JSON does not hold the key is not decoded."""
     held = getattr(article, "frontmatter_json", None)
-    plain = key.isascii() and key.isprintable() and '"' not in key and "\\" not in key  # in any JSON as it is
-    if held is not None and plain and f'"{key}"' not in held:
+    quoted = _as_in_json(key)
+    if held is not None and quoted is not None and quoted not in held:
         return None
     return (article.frontmatter or {}).get(key)
+
+
+@functools.lru_cache(maxsize=64)
+def _as_in_json(key: str) -> str | None:
+    """`key` quoted as any JSON writes it, when that is plain (None when it may be escaped): asked for
+    each article, 13,000 times a build at 10k."""
+    plain = key.isascii() and key.isprintable() and '"' not in key and "\\" not in key
+    return f'"{key}"' if plain else None
 
 
 def diagnostics_of(outputs: Mapping[int, dict]) -> Iterable[tuple[int, list]]:

@@ -86,7 +86,11 @@ def claims_of(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, s
 
 def resolve(path: str, value: str, paths: set[str]) -> str:
     """The content path `value` names from `path`: folder-relative first, then root-relative."""
-    nearest = posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
+    if "/" in value or value.startswith("."):
+        nearest = posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
+    else:  # a name beside the article, the usual value: joined as normpath would (content paths are normal)
+        folder = path.rpartition("/")[0]
+        nearest = f"{folder}/{value}" if folder else value
     if nearest in paths:  # the usual case, found without making the others (a build resolves thousands)
         return nearest
     tries = [nearest, posixpath.normpath(value.lstrip("/"))]

@@ -206,6 +206,11 @@ def test_the_report_names_the_current_captures_as_the_store_does(make_wiki):
     second = capture_content(conn, config)  # a removal, an edit, an addition and an unchanged file at once
     assert second.current == current_capture_ids(conn) and len(second.current) == 3
     assert capture_content(conn, config).current == second.current
+    # The current captures the trigger keeps (schema v14) are the newest history row of each path.
+    newest = conn.execute("""SELECT h.path, h.capture_id FROM capture_history h
+                             WHERE h.id IN (SELECT MAX(id) FROM capture_history GROUP BY path) ORDER BY h.path""")
+    kept = conn.execute("SELECT path, capture_id FROM current_captures ORDER BY path")
+    assert [tuple(row) for row in kept] == [tuple(row) for row in newest] and len(second.removed) == 1
 
 
 def test_an_article_loaded_without_its_text_reads_it_from_the_store(make_wiki, tmp_path):

@@ -93,6 +93,24 @@ def test_existing_jobs_are_found_by_their_identity_and_no_others_are_read(make_w
     assert found == {job[:4]: job[4] for job in jobs[::7]}
 
 
+@pytest.mark.parametrize("largest", [None, 2**63 - 1])
+def test_new_jobs_are_known_by_the_ids_the_store_gave_them(tmp_path, largest):
+    """Counted on from the largest id before (SQLite's usual ids), else, when the largest id is taken and
+    SQLite picks others, looked up."""
+    conn = open_store(tmp_path / "state.db")
+    with write(conn):
+        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
+        if largest is not None:
+            conn.execute("INSERT INTO processing_jobs (id, capture_id, pass_name, pass_version, input_fingerprint, "
+                         "max_attempts, created_at) VALUES (?, 1, 'old', 1, 'f', 3, 0)", (largest,))  # fmt: skip
+        rows = [(1, name, 1, f"fp-{name}", "{}") for name in ("p", "q", "r")]
+        existing, missing = planning._insert_jobs(conn, rows, {}, 3, 0.0)
+    stored = {tuple(row[:4]): row[4] for row in conn.execute(
+        "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM processing_jobs WHERE pass_name != 'old'")}
+    conn.close()
+    assert existing == stored and len(stored) == len(missing) == 3
+
+
 def test_a_rounds_new_jobs_are_made_article_by_article_in_pass_order(make_wiki):
     """So a worker's batch holds several passes of one article, which share one parse: after a cold
     build, and after an edit that re-plans some passes of some articles only."""

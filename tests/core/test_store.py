@@ -113,6 +113,25 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 
 
+def test_the_v14_migration_keeps_the_current_capture_of_each_path_from_the_history(tmp_path):
+    open_store(tmp_path / "state.db").close()
+    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger
+    raw.execute("DROP TRIGGER capture_history_current")
+    raw.execute("DROP TABLE current_captures")
+    captures = [("a.md", "x", "file"), ("b.md", "y", "file"), ("a.md", "z", "file"), ("b.md", "y", "removal")]
+    raw.executemany("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES (?, ?, ?, 0, 'now')", captures)
+    history = [("a.md", 1), ("b.md", 2), ("a.md", 3), ("a.md", 1), ("b.md", 4)]  # a.md back to its first bytes
+    raw.executemany("INSERT INTO capture_history (path, capture_id, observed_at) VALUES (?, ?, 'now')", history)
+    raw.execute("PRAGMA user_version = 13")
+    raw.commit()
+    raw.close()
+    conn = open_store(tmp_path / "state.db")
+    rows = conn.execute("SELECT path, capture_id, sha256, kind FROM current_captures ORDER BY path").fetchall()
+    assert [tuple(row) for row in rows] == [("a.md", 1, "x", "file"), ("b.md", 4, "y", "removal")]
+    conn.execute("INSERT INTO capture_history (path, capture_id, observed_at) VALUES ('b.md', 2, 'later')")
+    assert tuple(conn.execute("SELECT capture_id, kind FROM current_captures WHERE path = 'b.md'").fetchone()) == (2, "file")
+
+
 def _v6_store_with(path, outputs: list[str]):
     """A store at schema v6 holding one result per output (job i + 1 for the i-th); migrations run when opened."""
     from pipeline.schema import MIGRATIONS

@@ -42,3 +42,15 @@ def test_an_index_made_with_the_last_worlds_entries_is_the_index_built_anew(seed
     now = changed(before, PATHS, draw, _file)
     old = pickle.loads(pickle.dumps(_index(before, options)[0]))  # as kept
     assert _index(now, options, old) == _index(now, options)
+
+
+@pytest.mark.parametrize("path", ["x.md", "a/x.md", "a/b/x.es.md"])
+@pytest.mark.parametrize("value", ["y.md", "y", ".y.md", "./y.md", "../y.md", "b/y.md", "/y.md", "a//y.md", "y.md/"])
+def test_a_paired_with_resolves_from_the_article_folder_as_normpath_joins_it(path, value):
+    import posixpath
+
+    from pipeline.passes.pairing_index import resolve
+
+    nearest = posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
+    assert resolve(path, value, {nearest}) == nearest  # found beside the article, however it is written
+    assert resolve(path, value, set()) == nearest  # and named so when no file has that path

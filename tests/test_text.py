@@ -1,0 +1,18 @@
+"""Slugs and lookup keys: a value already plain comes back as it is, as normalizing would give it."""
+
+import re
+
+import pytest
+
+from pipeline import text
+
+VALUES = ["setup", "set-up", "topic-000123", "a1-b2", "Setup", "set up", "set--up", "-setup", "setup-", "set_up",
+          "café", "x.y", "ｆｕｌｌ", "  setup ", "", "-", "a\n", "İstanbul", "straße"]  # fmt: skip
+
+
+@pytest.mark.parametrize("function", [text.url_slug, text.lookup_key])
+def test_the_plain_shortcut_changes_no_answer(function, monkeypatch):
+    quick = {value: function.__wrapped__(value) for value in VALUES}
+    monkeypatch.setattr(text, "PLAIN", re.compile(r"(?!)"))  # matches nothing: every value normalized
+    assert {value: function.__wrapped__(value) for value in VALUES} == quick
+    assert quick["topic-000123"] == "topic-000123" and quick["set up"] == "set-up"
