@@ -16,15 +16,16 @@ import os
 import sqlite3
 import subprocess
 import time
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from pipeline import jsonio
 from pipeline.config import Config, worker_count
 from pipeline.errors import UserError
-from pipeline.forks import fork_each
+from pipeline.forks import Later
 from pipeline.passes.base import Article
 from pipeline.source import ParsedSource, decode, parse_source
 from pipeline.store import db_path, plain_rows, reader, rows_for_ids, write
@@ -187,7 +188,8 @@ def capture_content(
     """Capture every source file; record removals of files that are gone.
 
     New files are parsed (frontmatter YAML is most of a cold capture) by
-    `workers` processes (default: the config's), a chunk at a time.
+    `workers` processes (default: the config's), a chunk at a time, each
+    while the one before is inserted here (`_parsed_chunks`).
     """
     commit = git_commit(Path(config.content_dir))
     report = CaptureReport(commit=commit)
@@ -198,14 +200,13 @@ def capture_content(
         state = current_state(conn)
         current_ids = {rel: c.id for rel, c in state.items() if c.kind == "file"}
         changed = _changed_files(conn, config, paths, state, report)
-        while chunk := list(islice(changed, PARSE_CHUNK)):
-            shares = max(1, min(workers, len(chunk) // MIN_FILES_PER_PROCESS))
-            parse = lambda file: _recorded(file, config.default_language)  # noqa: E731
-            for (rel, raw, sha), parsed in zip(chunk, fork_each(parse, chunk, shares)):
-                capture_id = _file_capture(conn, rel, raw, sha, parsed, now, commit, report)
-                _observe(conn, rel, capture_id, now, commit)
-                report.new.append(capture_id)
-                current_ids[rel] = capture_id
+        with closing(_parsed_chunks(changed, config.default_language, workers)) as chunks:
+            for chunk, parses in chunks:
+                for (rel, raw, sha), parsed in zip(chunk, parses):
+                    capture_id = _file_capture(conn, rel, raw, sha, parsed, now, commit, report)
+                    _observe(conn, rel, capture_id, now, commit)
+                    report.new.append(capture_id)
+                    current_ids[rel] = capture_id
         for rel in sorted(set(state) - set(paths)):
             if state[rel].kind == "file":
                 _observe(conn, rel, _removal_capture(conn, rel, state[rel].sha256, now, commit), now, commit)
@@ -214,6 +215,31 @@ def capture_content(
     report.current = [current_ids[rel] for rel in sorted(current_ids)]  # what current_capture_ids reads back
     report.problems.sort()  # by path, whichever process or step found them
     return report
+
+
+def _parsed_chunks(changed: Iterator[tuple[str, bytes, str]], default_language: str, workers: int):
+    """Each chunk of the `changed` files (`_changed_files`) with their parses (`_recorded`), in order.
+
+    The next chunk is read, and its parse started in forked processes, before a chunk is handed
+    over: the caller's inserts overlap that parse. Parsing a chunk in `workers` processes, then
+    inserting it here while they waited, kept a cold capture of 13,000 files on 1.2 cores of 2.
+    A chunk too small to share is parsed here, when its turn comes.
+    """
+    parse = lambda file: _recorded(file, default_language)  # noqa: E731
+    ahead: tuple[list, Later] | None = None
+    running: Later | None = None
+    try:
+        while True:
+            chunk = list(islice(changed, PARSE_CHUNK))
+            running = Later(parse, chunk, max(1, min(workers, len(chunk) // MIN_FILES_PER_PROCESS)))
+            if ahead is not None:
+                yield ahead[0], ahead[1].result()
+            ahead = (chunk, running)
+            if not chunk:
+                return
+    finally:  # the caller stopped early (an insert failed): the parse it would have had next is not waited for
+        if running is not None:
+            running.stop()
 
 
 def _recorded(file: tuple[str, bytes, str], default_language: str) -> ParsedSource:

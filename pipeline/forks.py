@@ -1,4 +1,5 @@
-"""Run shares of one job in forked processes: this process takes the first share.
+"""Run shares of one job in forked processes: `fork_map`'s first share here, `Later`'s all there, while
+this process does other work.
 
 Forked children inherit everything already loaded (passes and their
 compiled contracts, the wiki index, the templates) without pickling it; only
@@ -50,13 +51,43 @@ def side_by_side(*steps: Callable[[], Result]) -> list[Result]:
     return fork_map(lambda step: step(), list(steps))
 
 
-def fork_each(function: Callable[[Share], Result], items: list[Share], shares: int) -> list[Result]:
-    """`[function(item) for item in items]`, the items dealt round-robin to `shares` processes."""
-    parts = fork_map(lambda share: [function(item) for item in items[share::shares]], list(range(shares)))
-    results: list = [None] * len(items)
-    for share, part in enumerate(parts):
-        results[share::shares] = part
-    return results
+class Later:
+    """`[function(item) for item in items]`, started now in `shares` forked processes (the items dealt
+    round-robin), its results when asked for (`result`): for work this process overlaps with its own
+    (capture inserts one chunk of files while the next is parsed). With one share, or without `fork`,
+    the items are done here when the results are asked for. `stop` ends the processes not yet asked."""
+
+    def __init__(self, function: Callable[[Share], Result], items: list[Share], shares: int) -> None:
+        self._run_here = lambda: [function(item) for item in items]
+        self._size, self._children = len(items), []
+        if shares <= 1 or not hasattr(os, "fork"):
+            return
+        self._run_here = None
+        _flush()
+        try:
+            for share in range(shares):
+                self._children.append(_start(lambda share: [function(item) for item in items[share::shares]], share))
+        except BaseException:
+            self.stop()
+            raise
+
+    def result(self) -> list[Result]:
+        if self._run_here is not None:
+            return self._run_here()
+        results: list = [None] * self._size
+        shares = len(self._children)
+        try:
+            for share in range(shares):
+                results[share::shares] = _result(self._children.pop(0))
+        finally:
+            self.stop()
+        return results
+
+    def stop(self) -> None:
+        while self._children:
+            pid, read = self._children.pop()
+            os.close(read)
+            _stop(pid)
 
 
 def _start(function, share) -> tuple[int, int]:

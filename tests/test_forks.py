@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.forks import ForkedError, fork_map, side_by_side
+from pipeline.forks import ForkedError, Later, fork_map, side_by_side
 
 
 def test_results_come_back_in_order_from_other_processes():
@@ -15,14 +15,20 @@ def test_results_come_back_in_order_from_other_processes():
     assert results[0][1] == os.getpid() and len({pid for _, pid in results}) == 4
 
 
-def test_an_exception_in_a_child_is_raised_here():
-    def boom(share):
-        if share == 2:
-            raise ValueError("share two fails")
-        return share
+def _failing_on(number: int):
+    """A function of a share or item that raises on `number`, and gives back the others."""
 
-    with pytest.raises(ForkedError, match="share two fails"):
-        fork_map(boom, [1, 2])
+    def function(value):
+        if value == number:
+            raise ValueError(f"{value} fails")
+        return value
+
+    return function
+
+
+def test_an_exception_in_a_child_is_raised_here():
+    with pytest.raises(ForkedError, match="2 fails"):
+        fork_map(_failing_on(2), [1, 2])
 
 
 def test_a_child_that_dies_is_reported():
@@ -63,3 +69,33 @@ def test_what_a_child_prints_is_not_lost_nor_what_this_process_had_not_yet_print
 def test_steps_side_by_side_run_the_first_here_and_the_others_in_forked_processes():
     assert side_by_side(lambda: ("here", os.getpid()), lambda: ("there", os.getpid()))[0] == ("here", os.getpid())
     assert side_by_side(lambda: 1, lambda: os.getpid())[1] != os.getpid()
+
+
+def test_later_runs_every_share_elsewhere_while_this_process_goes_on_and_keeps_the_order():
+    read, write = os.pipe()
+    later = Later(lambda item: (item, os.getpid(), os.read(read, 1)), list(range(5)), 2)  # each waits for a byte
+    os.write(write, b"x" * 5)  # only this process's going on lets them finish
+    results = later.result()
+    os.close(read)
+    os.close(write)
+    assert [item for item, _, _ in results] == list(range(5))
+    assert os.getpid() not in {pid for _, pid, _ in results} and len({pid for _, pid, _ in results}) == 2
+
+
+def test_later_with_one_share_runs_here_when_asked():
+    ran = []
+    later = Later(lambda item: ran.append(item) or os.getpid(), [1, 2], 1)
+    assert ran == []
+    assert later.result() == [os.getpid()] * 2 and ran == [1, 2]
+
+
+def test_later_raises_a_childs_failure_and_stops_what_it_never_asks_for():
+    with pytest.raises(ForkedError, match="3 fails"):
+        Later(_failing_on(3), [1, 2, 3, 4], 2).result()
+    read, write = os.pipe()
+    later = Later(lambda item: os.read(read, 1), [1, 2], 2)  # would wait for ever: nothing is written
+    later.stop()
+    os.close(read)
+    os.close(write)
+    with pytest.raises(ChildProcessError):  # no child left, running or unreaped
+        os.waitpid(-1, os.WNOHANG)

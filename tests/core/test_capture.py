@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from conftest import folder_hashes
 from pipeline.build import passes_for, plan_captures
 from pipeline.capture import capture_content, current_capture_ids, iter_sources, load_articles
@@ -267,6 +269,32 @@ def test_files_parsed_by_several_processes_are_captured_as_by_one(make_wiki, tmp
     assert seen[0] == seen[1] and seen[0][2] == 24
     assert [path for path, _, _ in seen[0][1]] == sorted(path for path, _, _ in seen[0][1])
     assert len(seen[0][1]) == 9  # eight broken frontmatters and one binary file
+
+
+def test_a_capture_that_fails_mid_way_stores_nothing_and_leaves_no_parse_running(make_wiki, monkeypatch):
+    import os
+
+    import pipeline.capture as capture_module
+
+    config = make_wiki({f"p{n:02}.md": GOOD.replace("Alpha", f"Page {n}") for n in range(23)})
+    monkeypatch.setattr(capture_module, "PARSE_CHUNK", 5)
+    monkeypatch.setattr(capture_module, "MIN_FILES_PER_PROCESS", 2)
+    inserted = []
+    real = capture_module._file_capture
+
+    def fails_at_the_seventh(*args):
+        if len(inserted) == 6:  # the second chunk's, while the third is parsed elsewhere
+            raise OSError("disk full")
+        inserted.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(capture_module, "_file_capture", fails_at_the_seventh)
+    conn = open_store(config.state_db)
+    with pytest.raises(OSError, match="disk full"):
+        capture_content(conn, config, workers=2)
+    with pytest.raises(ChildProcessError):  # no parse left running, nor unreaped
+        os.waitpid(-1, os.WNOHANG)
+    assert conn.execute("SELECT COUNT(*) FROM captures").fetchone()[0] == 0 and len(inserted) == 6
 
 
 def test_a_state_database_made_anew_is_read_anew(make_wiki):
