@@ -41,9 +41,7 @@ def fork_map(function: Callable[[Share], Result], shares: list[Share]) -> list[R
             results.append(_result(children.pop(0)))
         return results
     finally:
-        for pid, read in children:  # not read: this process raised (or was interrupted) first
-            os.close(read)
-            _stop(pid)
+        _stop_all(children)  # those not read: this process raised (or was interrupted) first
 
 
 def side_by_side(*steps: Callable[[], Result]) -> list[Result]:
@@ -84,10 +82,7 @@ class Later:
         return results
 
     def stop(self) -> None:
-        while self._children:
-            pid, read = self._children.pop()
-            os.close(read)
-            _stop(pid)
+        _stop_all(self._children)
 
 
 def _start(function, share) -> tuple[int, int]:
@@ -129,6 +124,14 @@ def _result(child: tuple[int, int]):
     if not ok:
         raise ForkedError(value)
     return value
+
+
+def _stop_all(children: list[tuple[int, int]]) -> None:
+    """Stop and reap the children `_start` made whose results were not read (emptying the list)."""
+    while children:
+        pid, read = children.pop()
+        os.close(read)
+        _stop(pid)
 
 
 def _stop(pid: int) -> None:
