@@ -26,7 +26,7 @@ from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import Digests, PlanCache, code_digest, read_results
-from pipeline.results import Stored
+from pipeline.results import ResultFacts
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
@@ -63,7 +63,8 @@ class Warm:
 
     store: tuple = ()  # `store_identity` of the database it was read from
     articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
-    outputs: dict[int, tuple[str, Stored]] = field(default_factory=dict)  # job id -> (pass name, its result)
+    facts: ResultFacts = field(default_factory=dict)  # job id -> (digest, reports) of its result
+    texts: dict[int, str] = field(default_factory=dict)  # job id -> its result's output JSON, once read
     seeds: dict = field(default_factory=dict)  # what the last build's pages took of their results (site/seeds.py)
     plans: PlanCache = field(default_factory=PlanCache)  # the plan memos it read or wrote
 
@@ -71,12 +72,13 @@ class Warm:
         """Itself, emptied first when `conn` is not the store it was read from."""
         identity = store_identity(conn)
         if identity != self.store:
-            self.store, self.articles, self.outputs, self.plans = identity, {}, {}, PlanCache()
+            self.store, self.articles, self.facts, self.texts, self.plans = identity, {}, {}, {}, PlanCache()
         return self
 
     def keep(self, articles: list[Article], jobs: set[int]) -> None:
         self.articles = {article.capture_id: article for article in articles}
-        self.outputs = {job: hit for job, hit in self.outputs.items() if job in jobs}
+        self.facts = {job: fact for job, fact in self.facts.items() if job in jobs}
+        self.texts = {job: text for job, text in self.texts.items() if job in jobs}
 
 
 @dataclass
@@ -129,13 +131,14 @@ def process(
     paths = {article.capture_id: article.path for article in articles}
     used: set[int] = set()
     # Results known by job id: the memos' (read with them) and, in a long-lived process, the last builds'.
-    outputs: dict[int, tuple[str, Stored]] = known.outputs if known is not None else {}
+    facts: ResultFacts = known.facts if known is not None else {}
+    texts: dict[int, str] = known.texts if known is not None else {}
     waiting = lambda held: progress.stage(f"waiting for {held} jobs another process holds")  # noqa: E731
     planned_rounds = rounds(specs)
     for number, round_specs in enumerate(planned_rounds, start=1):
         plan = plan_round(
             conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
-            digests=digests, cache=known and known.plans, results=outputs,
+            digests=digests, cache=known and known.plans, results=facts,
         )  # fmt: skip
         wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
         if known is None:  # a command line's build: what no later select reads need not stay (pages read theirs)
@@ -150,7 +153,7 @@ def process(
         report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
-        wiki.results.update(load_results(conn, plan, digests, lazy, outputs))
+        wiki.results.update(load_results(conn, plan, digests, lazy, facts, texts))
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
     report.diagnostics = collect(wiki, report.problems, report.failures)

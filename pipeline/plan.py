@@ -22,7 +22,7 @@ from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.plan_memo import (
     Digests, PlanCache, lend_across, load_kept, load_memo, owns_of, result_digests, save_kept, save_memo, world_of,
 )
-from pipeline.results import Stored, StoredOutputs, keep_mentions
+from pipeline.results import ResultFacts, StoredOutputs, keep_mentions
 from pipeline.store import db_path, rows_for_ids, write
 
 
@@ -86,13 +86,13 @@ def fingerprint(article: Article, input_shas: dict[str, str]) -> str:
 def plan_round(
     conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, *, max_attempts: int,
     now: float, workers: int = 1, digests: Digests | None = None, cache: PlanCache | None = None,
-    results: dict[int, tuple[str, Stored]] | None = None,
+    results: ResultFacts | None = None,
 ) -> Plan:
     """Create the missing jobs of `specs` for `articles`; return every job of the round.
 
     `digests` (of the results so far) let the last plan lend its jobs (`plan_memo`); `cache`,
     kept by a long-lived process, holds the memos it read or wrote before. `results` (job id ->
-    (pass name, Stored)) gets the results of the memos read, for `load_results` to take as known.
+    (digest, reports)) gets the results of the memos read, for `load_results` to take as known.
     """
     plan = Plan()
     results = {} if results is None else results
@@ -171,10 +171,10 @@ class _Lent:
         return [(self.articles[at], self.specs[order]) for at, order in missing]
 
     def save(
-        self, conn: sqlite3.Connection, jobs: dict[str, dict[int, int]], done: dict, touched: dict, known: dict
+        self, conn: sqlite3.Connection, jobs: dict[str, dict[int, int]], done: dict, touched: dict, known: ResultFacts
     ) -> list[tuple]:
         """Record the memo entries this round made, with the results `done` (job id -> (digest, reports)) or
-        `known` (job id -> (pass, Stored)) and what their selects read (`touched`: pass -> capture id -> keys);
+        `known` (job id -> (digest, reports)) and what their selects read (`touched`: pass -> capture id -> keys);
         return them as (spec, world digest, entries, fresh). A fresh world's memo holds every article's."""
         saved = []
         for spec in self.specs:
@@ -189,10 +189,9 @@ class _Lent:
         return saved
 
 
-def _digests_known(entries: list[tuple[int, str, int]], known: dict) -> dict[int, tuple[str, bool]]:
+def _digests_known(entries: list[tuple[int, str, int]], known: ResultFacts) -> ResultFacts:
     """job id -> (result digest, reports) of the entries' jobs whose results a memo read named (lent jobs)."""
-    found = (known.get(job) for _, _, job in entries)
-    return {hit[1].job_id: (hit[1].sha256, hit[1].reports) for hit in found if hit is not None}
+    return {job: known[job] for _, _, job in entries if job in known}
 
 
 def _lend(
@@ -285,7 +284,7 @@ def _existing_jobs(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, i
 
 def load_results(
     conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None,
-    lazy: dict[str, tuple[str, ...]] | None = None, known: dict[int, tuple[str, Stored]] | None = None,
+    lazy: dict[str, tuple[str, ...]] | None = None, known: ResultFacts | None = None, texts: dict[int, str] | None = None,
 ) -> dict[str, StoredOutputs]:
     """pass name -> capture id -> output, for the jobs of `plan` that have a result (read when used).
 
@@ -293,26 +292,24 @@ def load_results(
     taken from `result_digests`: no output is read here. The `lazy` fields of a pass (pass name ->
     fields) stay in the store: the output holds a `StoredField` for each, read when used. The digest of
     an output without its lazy fields covers them by the job id (a job's result never changes).
-    `known` (job id -> (pass name, Stored), from this store) is used instead of reading those digests
-    again, and gets the ones read; the outputs a build reads stay in them for the next.
+    `known` (job id -> (digest, reports), from this store) is used instead of reading those facts
+    again, and gets the ones read; `texts` (job id -> output JSON) holds the outputs read, and may
+    be a long-lived process's, which keeps them for its next build.
     """
     digests = {} if digests is None else digests
     known = {} if known is None else known
+    texts = {} if texts is None else texts
     lazy = {name: fields for name, fields in (lazy or {}).items() if fields}
     db = db_path(conn)
-    read = result_digests(conn, [job_id for job_id in plan.job_ids() if job_id not in known])
+    asked = [job_id for job_id in plan.job_ids() if job_id not in known]
+    known.update(result_digests(conn, asked))
+    missing = {job_id for job_id in asked if job_id not in known}  # failed jobs: they have no result
     results: dict[str, StoredOutputs] = {}
     for name, jobs in plan.jobs.items():
-        outputs = StoredOutputs(db, lazy.get(name, ()))
-        for capture_id, job_id in jobs.items():  # 13,000 a pass at 10k
-            hit = known.get(job_id)
-            if hit is None:
-                if job_id not in read:
-                    continue  # a failed job has no result
-                sha, reports = read[job_id]
-                hit = known[job_id] = (name, Stored(job_id, sha, bool(reports)))
-            outputs.stored[capture_id] = hit[1]  # not `add`: a call per job, 104,000 a build
-        if outputs.stored:
+        if missing:  # else the plan's own dict is the pass's: 13,000 jobs at 10k, not copied
+            jobs = {capture_id: job_id for capture_id, job_id in jobs.items() if job_id not in missing}
+        outputs = StoredOutputs(db, lazy.get(name, ()), jobs, known, texts)
+        if jobs:
             results[name] = outputs
         if name in digests:
             digests[name].update(_digests_of(outputs, name in lazy))
@@ -321,10 +318,11 @@ def load_results(
 
 def _digests_of(outputs: StoredOutputs, lazy: bool):
     """(capture id, digest) of each result: its JSON's, or with lazy fields left out, its job's and that."""
+    facts = outputs.facts
     if not lazy:
-        return ((capture_id, stored.sha256) for capture_id, stored in outputs.stored.items())
-    return ((capture_id, hashlib.sha256(f"{stored.job_id}|{stored.sha256}".encode()).hexdigest())
-            for capture_id, stored in outputs.stored.items())  # fmt: skip
+        return ((capture_id, facts[job_id][0]) for capture_id, job_id in outputs.jobs.items())
+    return ((capture_id, hashlib.sha256(f"{job_id}|{facts[job_id][0]}".encode()).hexdigest())
+            for capture_id, job_id in outputs.jobs.items())  # fmt: skip
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:

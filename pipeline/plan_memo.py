@@ -57,7 +57,7 @@ from pathlib import Path
 import pipeline
 from pipeline import jsonio
 from pipeline.passes.base import WIKI_PARTS, Article, PassSpec, Wiki
-from pipeline.results import Stored
+from pipeline.results import ResultFacts
 from pipeline.store import rows_for_ids
 
 Digests = dict[str, dict[int, str]]  # pass name -> capture id -> sha256 of the result's JSON
@@ -113,9 +113,10 @@ def _own_column(part, articles: list[Article], wiki: Wiki, digests: Digests) -> 
         of_pass = digests.get(part, {})
         return [of_pass.get(article.capture_id, "-") for article in articles]
     known: dict[str, str] = {}  # most articles read the same few values (html: no embeds, `[]`)
+    by_column = getattr(part, "column", None)  # `base.by_column`: made for all articles at once
+    values = by_column(articles, wiki) if by_column is not None else [part(article, wiki) for article in articles]
     column = []
-    for article in articles:
-        value = part(article, wiki)
+    for value in values:
         text = "[]" if value == [] else _canonical(value)
         sha = known.get(text)
         if sha is None:
@@ -185,11 +186,11 @@ class PlanCache:
 
 def load_memo(
     conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None,
-    results: dict[int, tuple[str, Stored]] | None = None, current: set[int] | None = None,
+    results: ResultFacts | None = None, current: set[int] | None = None,
 ) -> dict[int, tuple[str, int]]:
     """capture id -> (own digest, job id) of the last plans, when made in `world` (else nothing).
 
-    `results` (job id -> (pass name, Stored)) gets the digest of each memo job's result, which the
+    `results` (job id -> (digest, reports)) gets the digest of each memo job's result, which the
     memo holds: the jobs a plan lends are those whose results the build then loads. Call it in a
     write transaction: a memo of many parts, or that learned many digests, is packed again into
     one part, keeping only the entries of the `current` captures (when given).
@@ -268,11 +269,8 @@ def _read_memo(conn: sqlite3.Connection, key: tuple[str, int], results: dict, cu
         kept = [(capture, own, job) for capture, (own, job) in memo.items() if current is None or capture in current]
         if kept:
             _add_part(conn, key, kept, digests, touched)
-    name = key[0]
-    for _, job in memo.values():
-        sha, reports = digests[job]
-        if sha is not None:  # a failed job has no result, nor a job another process has yet to run
-            results[job] = (name, Stored(job, sha, bool(reports)))
+    # Not a failed job (it has no result), nor one another process has yet to run.
+    results.update((job, fact) for job, fact in digests.items() if fact[0] is not None)
     return memo
 
 

@@ -102,8 +102,8 @@ def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
     build(config, workers=1, site=True)
     read = []
     take = StoredOutputs._read
-    monkeypatch.setattr(StoredOutputs, "_read", lambda self, results: read.extend(
-        r.job_id for r in results if r.output is None) or take(self, results))  # fmt: skip
+    monkeypatch.setattr(StoredOutputs, "_read", lambda self, jobs: read.extend(
+        job for job in jobs if job not in self.texts) or take(self, jobs))  # fmt: skip
     (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\n## Part\n\nSee [[p4]], once more.\n")
     report = build(config, workers=1, site=True)
     assert report.site.written and not report.process.diagnostics
@@ -167,7 +167,7 @@ def test_a_result_with_diagnostics_keeps_them_apart_and_a_build_lists_them_witho
 def _held(report) -> dict[str, int]:
     """pass -> how many of its outputs the build's process still holds as JSON."""
     results = report.process.wiki.results.items()
-    return {name: sum(s.output is not None for s in outputs.stored.values()) for name, outputs in results}
+    return {name: outputs.held() for name, outputs in results}
 
 
 def test_a_command_line_build_lets_go_of_the_outputs_it_read_and_a_warm_one_keeps_them(make_wiki, monkeypatch):

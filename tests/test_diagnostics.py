@@ -35,7 +35,7 @@ def test_collect_finds_every_diagnostic_of_stored_outputs_and_reads_only_those_t
     from pipeline.diagnostics import collect
     from pipeline.passes.base import SOME_DIAGNOSTIC, Wiki
     from pipeline.inline import articles_from
-    from pipeline.results import Stored, StoredOutputs
+    from pipeline.results import StoredOutputs
 
     articles = articles_from({"a.md": "A", "b.md": "B", "c.md": "C", "d.md": "D"})
     warning = {"code": "w", "severity": "warning", "message": "m", "line": 2, "col": 3}
@@ -46,8 +46,9 @@ def test_collect_finds_every_diagnostic_of_stored_outputs_and_reads_only_those_t
         3: jsonio.dumps({"x": "\"diagnostics\":[{", "diagnostics": []}),  # the text, in a string
     }
     for capture_id, text in texts.items():
-        outputs.add(capture_id, Stored(10 + capture_id, "sha", SOME_DIAGNOSTIC in text, text))
-    outputs.add(4, Stored(14, "sha", False))  # reports nothing: not held, and reading it would fail
+        outputs.add(capture_id, 10 + capture_id, "sha", SOME_DIAGNOSTIC in text)
+        outputs.texts[10 + capture_id] = text
+    outputs.add(4, 14, "sha", False)  # reports nothing: not held, and reading it would fail
     wiki = Wiki(options={}, articles=articles, results={"p": outputs, "q": {3: {"diagnostics": [warning]}}})
     assert [(d.path, d.line) for d in collect(wiki)] == [("a.md", 2), ("b.md", 5), ("c.md", 2)]
 

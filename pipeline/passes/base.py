@@ -21,7 +21,8 @@ A pass module declares:
 - optionally `READS` and `READS_OWN`: which parts of the wiki `select`
   reads (see `pipeline/plan_memo.py`), so that planning after an edit calls
   `select` only where something it reads changed. Without them, any change
-  to the content replans the pass everywhere.
+  to the content replans the pass everywhere. A function in READS_OWN may
+  be written for all articles at once (`by_column`).
 - optionally `KEEP`: keys of `wiki.memo` values (indexes) that its selects
   build from what READS names alone, and that pickle: a build whose world is
   the one a value was built in loads it instead of building it again.
@@ -186,6 +187,19 @@ def known_as(outputs: Mapping[int, dict], capture_id: int):
         return None
     digest = getattr(outputs, "digest", None)
     return digest(capture_id) if digest is not None else outputs[capture_id]
+
+
+def by_column(column: Callable[[list[Article], Wiki], list]) -> Callable[[Article, Wiki], Any]:
+    """A READS_OWN function written for a list of articles at once, `column(articles, wiki) -> values` (in
+    order): what every article shares (an index, a set) is looked up once, where a plan after an edit
+    asks it of every article. It is still called as `part(article, wiki)`; the planner calls `.column`."""
+
+    @functools.wraps(column)
+    def part(article: Article, wiki: Wiki):
+        return column([article], wiki)[0]
+
+    part.column = column  # type: ignore[attr-defined]
+    return part
 
 
 @dataclass(frozen=True)

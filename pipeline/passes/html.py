@@ -28,7 +28,7 @@ from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import definitions, undefined
 from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, known_as, mentioning
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, known_as, mentioning
 from pipeline.passes.links import keys
 from pipeline.passes.mentions import apply_suggestions
 
@@ -61,15 +61,18 @@ CONTRACT = {
 }
 
 
-def embedded_parts(article: Article, wiki: Wiki) -> list:
-    """What `select` reads of other articles for this one alone: the path, capture and links result
+@by_column
+def embedded_parts(articles: list[Article], wiki: Wiki) -> list:
+    """What `select` reads of other articles for each article alone: the path, capture and links result
     of each article it embeds, up to EMBED_DEPTH deep. Most embed nothing, found without decoding
     their links; so a title change or a new article replans the pages whose links changed, not all."""
     outputs = wiki.results.get("wikilinks", {})
     embedding = wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(outputs, '"embed":true')))
-    if article.capture_id not in embedding:
-        return []
-    by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
+    by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles}) if embedding else {}
+    return [_embedded(article, outputs, by_path) if article.capture_id in embedding else [] for article in articles]
+
+
+def _embedded(article: Article, outputs, by_path: dict[str, Article]) -> list:
     parts, frontier, seen = [], [article.capture_id], {article.path}
     for _ in range(EMBED_DEPTH):
         following = []

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, diagnostic
 from pipeline.passes.pairing_index import Entry, Index, build_index, candidates, claims_of, reached
 from pipeline.text import frontmatter_line
 
@@ -113,17 +113,20 @@ def pairing_sources(wiki: Wiki) -> list:
     return sorted(rows, key=lambda row: row[0])
 
 
-def pairing_evidence(article: Article, wiki: Wiki) -> list:
-    """What `select` reads of other articles for this one alone: the hash, git time and capture
+@by_column
+def pairing_evidence(articles: list[Article], wiki: Wiki) -> list:
+    """What `select` reads of other articles for each article alone: the hash, git time and capture
     history of a translation and of its candidate counterparts (its source among them), so that
-    an edit replans the pairing of the edited article's translations, not of the whole wiki."""
+    an edit replans the pairing of the edited article's translations, not of the whole wiki.
+    A source reads none: it is never outdated."""
     options, index = _memos(wiki)
-    me = index.entries[article.path]
-    if me.lang == options["default_language"]:
-        return []  # a source reads no evidence: it is never outdated
     git, history, shas = wiki.facts.get("git_times") or {}, wiki.facts.get("history") or {}, _shas(wiki)
-    paths = [me.path, *candidates(me, index, options["pairing"])]
-    return [(path, shas[path], git.get(path), history.get(path)) for path in paths]
+    default, strategy, entries = options["default_language"], options["pairing"], index.entries
+    found = []
+    for me in (entries[article.path] for article in articles):
+        paths = [] if me.lang == default else [me.path, *candidates(me, index, strategy)]
+        found.append([(path, shas[path], git.get(path), history.get(path)) for path in paths])
+    return found
 
 
 def _memos(wiki: Wiki) -> tuple[dict, Index]:

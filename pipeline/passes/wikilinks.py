@@ -26,7 +26,7 @@ from __future__ import annotations
 import posixpath
 from typing import Callable
 
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, known_as, mentioning
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, diagnostic, known_as, mentioning
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import LinkIndex, build_index, keys_of, patch_index
 from pipeline.passes.links import LINK_SCHEMA
@@ -102,14 +102,17 @@ def _captures(wiki: Wiki) -> dict[str, int]:
     return wiki.memo(f"{NAME}.captures", lambda: {article.path: article.capture_id for article in wiki.articles})
 
 
-def linked_headings(article: Article, wiki: Wiki) -> list:
-    """What `select` reads of other articles' headings for this one alone: the headings result of
+@by_column
+def linked_headings(articles: list[Article], wiki: Wiki) -> list:
+    """What `select` reads of other articles' headings for each article alone: the headings result of
     each page a `#fragment` link of it may resolve to. Most articles link to no heading, found
     without decoding their links (their JSON holds no `"fragment":"`)."""
     outputs = wiki.results.get("links", {})
     fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"')))
-    if article.capture_id not in fragmenting:
-        return []
+    return [_linked_headings(article, wiki) if article.capture_id in fragmenting else [] for article in articles]
+
+
+def _linked_headings(article: Article, wiki: Wiki) -> list:
     index, questions = index_of(wiki), _questions(_links(article, wiki), *_place(article, wiki))
     paths = {candidate["path"] for question in questions.values() if question[3]  # those naming a heading
              for candidate in index.resolve(*question)["candidates"]}  # fmt: skip

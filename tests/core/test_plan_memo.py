@@ -306,3 +306,37 @@ def test_the_code_digest_reads_the_package_once_and_a_pass_from_elsewhere_too(tm
         plan_memo._CODE.pop("own_pass", None)
         digests.append(plan_memo.code_digest("own_pass"))
     assert package not in digests and digests[0] != digests[1]
+
+
+def test_what_articles_read_for_themselves_is_found_for_all_of_them_at_once(make_wiki, monkeypatch):
+    """READS_OWN functions written `by_column` are asked once per plan, for every article, and give
+    what asking each article alone gives."""
+    config = make_wiki(FILES, search=False)
+    asked = []
+    for part in (pairing.pairing_evidence, wikilinks.linked_headings, html.embedded_parts):
+        column = part.column
+
+        def counted(articles, wiki, column=column, name=part.__name__):
+            values = column(articles, wiki)
+            asked.append((name, len(articles)))
+            assert values == [column([article], wiki)[0] for article in articles]
+            return values
+
+        monkeypatch.setattr(part, "column", counted)
+    build(config, workers=1)
+    articles = len([name for name in FILES if name.endswith(".md")])
+    assert sorted(asked) == [("embedded_parts", articles), ("linked_headings", articles), ("pairing_evidence", articles)]
+
+
+def test_a_function_by_column_is_still_one_of_an_article_and_the_wiki():
+    from pipeline.passes.base import Wiki, by_column
+    from pipeline.inline import articles_from
+
+    @by_column
+    def lengths(articles, wiki):
+        return [len(article.body) for article in articles]
+
+    articles = articles_from({"a.md": "A", "b.md": "Bee"})
+    wiki = Wiki(options={}, articles=articles)
+    assert [lengths(article, wiki) for article in articles] == lengths.column(articles, wiki) == [1, 3]
+    assert lengths.__name__ == lengths.column.__name__ == "lengths"

@@ -56,7 +56,7 @@ def test_a_job_input_names_a_field_and_the_worker_reads_it_back(tmp_path):
 def _outputs(tmp_path, outputs: list[dict]):
     """A StoredOutputs of one pass over `outputs` (capture and job i + 1 for the i-th), none read yet."""
     from pipeline.passes.base import SOME_DIAGNOSTIC
-    from pipeline.results import Stored, StoredOutputs
+    from pipeline.results import StoredOutputs
     from pipeline.store import output_digest
 
     db = tmp_path / "state.db"
@@ -70,7 +70,7 @@ def _outputs(tmp_path, outputs: list[dict]):
         conn.execute("""INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
                         input_fingerprint, output, created_at) VALUES (?, ?, 'w', 1, 1, 'y', ?, 0)""",
                      (ident, ident, output))  # fmt: skip
-        stored.add(ident, Stored(ident, output_digest(output), SOME_DIAGNOSTIC in output))
+        stored.add(ident, ident, output_digest(output), SOME_DIAGNOSTIC in output)
     conn.commit()
     conn.close()
     return stored
@@ -81,7 +81,7 @@ def test_outputs_mentioning_a_text_are_found_in_the_store_and_only_they_are_read
     stored = _outputs(tmp_path, outputs)
     stored[5]  # one read before: it is searched here, not in the store
     assert stored.mentioning('"embed":true') == [4, 24, 44]
-    read = {capture_id for capture_id, result in stored.stored.items() if result.output is not None}
+    read = {capture_id for capture_id, job_id in stored.jobs.items() if job_id in stored.texts}
     assert read == {4, 5, 24, 44}
     assert stored.mentioning('"embed":false') == [i for i in range(1, 61) if i not in (4, 24, 44)]
 
@@ -93,15 +93,15 @@ def test_outputs_that_may_report_are_read_in_chunks_and_only_those_read_before_a
     outputs = [{"diagnostics": [{"code": "x"}] if i % 2 else []} for i in range(100)]
     stored = _outputs(tmp_path, outputs)
     stored[8]  # read before: reported from what is held (marked here to tell it from the store's)
-    stored.stored[8].output = stored.stored[8].output.replace('"x"', '"held"')
+    stored.texts[8] = stored.texts[8].replace('"x"', '"held"')
     reported = dict(stored.diagnostics())
     assert sorted(reported) == list(range(2, 101, 2)) and reported[100] == [{"code": "x"}]
     assert reported[8] == [{"code": "held"}]
-    assert {i for i, result in stored.stored.items() if result.output is not None} == {8}  # no other kept
+    assert set(stored.texts) == {8} and stored.held() == 1  # no other kept
 
 
 def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_none(tmp_path):
-    from pipeline.results import Stored, StoredOutputs, keep_mentions
+    from pipeline.results import StoredOutputs, keep_mentions
     from pipeline.store import reader
 
     first = _outputs(tmp_path, [{"links": [{"embed": i % 20 == 3}]} for i in range(60)])
@@ -109,9 +109,7 @@ def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_
     conn = open_store(tmp_path / "state.db")
     keep_mentions(conn, [first, {}])  # plain results (tests) learn nothing
     conn.close()
-    again = StoredOutputs(first.db)
-    for capture_id, stored in first.stored.items():
-        again.add(capture_id, Stored(stored.job_id, stored.sha256, stored.reports))
+    again = StoredOutputs(first.db, jobs=dict(first.jobs), facts=dict(first.facts))
     searches = []
     reader(first.db).set_trace_callback(lambda sql: searches.append(sql) if "instr" in sql else None)
     try:
@@ -120,7 +118,7 @@ def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_
         reader(first.db).set_trace_callback(None)
     [search] = searches  # none for the text looked for before; one for the other, of the outputs not read yet
     assert '"embed":false' in search
-    assert [stored.output is not None for stored in again.stored.values()].count(True) == 60
+    assert again.held() == 60
     assert again.learned and {text for text, _, _ in again.learned} == {'"embed":false'}
 
 
@@ -128,19 +126,19 @@ def test_released_outputs_are_read_again_and_a_page_read_holds_none(tmp_path):
     outputs = [{"n": i, "diagnostics": []} for i in range(40)]
     stored = _outputs(tmp_path, outputs)
     assert [stored[i]["n"] for i in range(1, 41)] == list(range(40))  # past ONE_BY_ONE: all are read and held
-    assert all(result.output is not None for result in stored.stored.values())
+    assert stored.held() == 40
     stored.release()
-    assert all(result.output is None for result in stored.stored.values())
-    assert stored[7]["n"] == 6 and stored.stored[7].output is not None  # read again from the store
-    assert stored.read_once(9) == {"n": 8, "diagnostics": []} and stored.stored[9].output is None
+    assert stored.held() == 0 and not stored.texts
+    assert stored[7]["n"] == 6 and 7 in stored.texts  # read again from the store
+    assert stored.read_once(9) == {"n": 8, "diagnostics": []} and 9 not in stored.texts
     assert stored.read_once(7)["n"] == 6  # one held is decoded from what is held
 
 
 def test_a_field_left_in_the_store_stays_there_when_an_output_is_read_once(tmp_path):
-    from pipeline.results import Stored, StoredOutputs
+    from pipeline.results import StoredOutputs
 
     db = _store(tmp_path)
     lazy = StoredOutputs(db, ("html",))
-    lazy.add(1, Stored(2, "digest", False))
+    lazy.add(1, 2, "digest", False)
     read = lazy.read_once(1)
-    assert read["n"] == 2 and str(read["html"]) == TEMPLATE and lazy.stored[1].output is None
+    assert read["n"] == 2 and str(read["html"]) == TEMPLATE and not lazy.texts
