@@ -284,7 +284,8 @@ def _existing_jobs(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, i
 
 def load_results(
     conn: sqlite3.Connection, plan: Plan, digests: Digests | None = None,
-    lazy: dict[str, tuple[str, ...]] | None = None, known: ResultFacts | None = None, texts: dict[int, str] | None = None,
+    lazy: dict[str, tuple[str, ...]] | None = None, known: ResultFacts | None = None,
+    texts: dict[int, str] | None = None,
 ) -> dict[str, StoredOutputs]:
     """pass name -> capture id -> output, for the jobs of `plan` that have a result (read when used).
 

@@ -229,8 +229,9 @@ class StoredOutputs(Mapping):
         sql = "SELECT job_id, json_extract(output, ?) FROM processing_results WHERE job_id IN ({ids})"
         rows = rows_for_ids(reader(self.db), sql, list(unread), (f"$.{name}",))
         values = {unread[job_id]: value for job_id, value in rows}
-        values.update((capture_id, jsonio.loads(self.texts[job_id]).get(name)) for capture_id, job_id in self.jobs.items()
-                      if job_id in self.texts)  # fmt: skip
+        texts = self.texts
+        values.update((capture_id, jsonio.loads(texts[job_id]).get(name)) for capture_id, job_id in self.jobs.items()
+                      if job_id in texts)  # fmt: skip
         return values
 
     def __iter__(self) -> Iterator[int]:

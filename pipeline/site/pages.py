@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from pipeline.text import lookup_key, url_slug
 from pipeline.urls import article_url, category_url, lang_prefix
@@ -38,8 +39,9 @@ class Wanted:
     linked_from: tuple[Link, ...]
 
 
-@dataclass(frozen=True)
-class Revision:
+class Revision(NamedTuple):
+    """One entry of the capture log as history pages show it (a named tuple: one per change the wiki ever had)."""
+
     path: str
     time: str
     sha256: str

@@ -74,14 +74,14 @@ def test_an_edit_build_reads_the_body_of_the_pages_it_renders_only(site, monkeyp
 
     config, _ = site
     bodies = []
-    page_body = model.page_body
+    body_of = model._Bodies.of
 
-    def counting(article, wiki):
-        body = page_body(article, wiki)
+    def counting(self, article):
+        body = body_of(self, article)
         body._read = lambda read_body=body._read: bodies.append(article.path) or read_body()
         return body
 
-    monkeypatch.setattr(model, "page_body", counting)
+    monkeypatch.setattr(model._Bodies, "of", counting)
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Read me."), encoding="utf-8")
     report = build_site(config)
     assert bodies == ["beta.md"]  # the other pages' digests name their bodies by the jobs they come from
