@@ -112,7 +112,7 @@ def load_articles(
         if text:
             found[row[0]] = Article(text=decode(row[11])[0], frontmatter=_decoded(row[5]), **_fields(row))
         else:
-            found[row[0]] = StoredArticle.of({**_fields(row), "frontmatter_json": row[5]}, db)
+            found[row[0]] = StoredArticle.of(row, db)
     if known is not None:
         known.update(found)
     return [found[i] for i in ids if i in found]
@@ -171,10 +171,10 @@ class StoredArticle(Article):
     body = property(Article.body.func)  # derived at each use, not cached: caching would keep it
 
     @classmethod
-    def of(cls, fields: dict, db: str) -> StoredArticle:
-        """From every field but `text` (not through __init__, which would set it)."""
+    def of(cls, row: tuple, db: str) -> StoredArticle:
+        """From a row of ARTICLE_COLUMNS (not through __init__, which would set `text`)."""
         stored = cls.__new__(cls)
-        stored.__dict__.update(fields, db=db)
+        stored.__dict__.update(_fields(row), frontmatter_json=row[5], db=db)
         return stored
 
 
