@@ -158,10 +158,6 @@ class StoredOutputs(Mapping):
         sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
         self.texts.update(rows_for_ids(reader(self.db), sql, unread))
 
-    def held(self) -> int:
-        """How many outputs are held (read, and not let go)."""
-        return sum(job_id in self.texts for job_id in self.jobs.values())
-
     def release(self) -> None:
         """Let go of the outputs read so far: the next use of each reads it again."""
         for job_id in self.jobs.values():
