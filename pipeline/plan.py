@@ -23,7 +23,7 @@ from pipeline.plan_memo import (
     Digests, PlanCache, lend_across, load_kept, load_memo, owns_of, result_digests, save_kept, save_memo, world_of,
 )
 from pipeline.results import ResultFacts, StoredOutputs, keep_mentions
-from pipeline.store import db_path, rows_for_ids, write
+from pipeline.store import db_path, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
@@ -327,7 +327,14 @@ def _digests_of(outputs: StoredOutputs, lazy: bool):
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:
-    """(path, pass name, last error) of the jobs of `plan` that ended failed."""
-    sql = """SELECT c.path, j.pass_name, j.last_error FROM processing_jobs j JOIN captures c ON c.id = j.capture_id
-             WHERE j.status = 'failed' AND j.id IN ({ids})"""
-    return list(rows_for_ids(conn, sql, plan.job_ids()))
+    """(path, pass name, last error) of the jobs of `plan` that ended failed.
+
+    The failed jobs are found by the status index and kept when they are the plan's: asking for each
+    of the plan's jobs (104,000 ids at 10k, in chunks) took 11-14 ms of every build.
+    """
+    rows = conn.execute(
+        """SELECT j.id, j.capture_id, j.pass_name, c.path, j.last_error FROM processing_jobs j
+           JOIN captures c ON c.id = j.capture_id WHERE j.status = 'failed'"""
+    )
+    return [(path, name, error) for job_id, capture_id, name, path, error in rows
+            if plan.jobs.get(name, {}).get(capture_id) == job_id]  # fmt: skip

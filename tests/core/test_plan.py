@@ -134,3 +134,24 @@ def test_a_rounds_new_jobs_are_made_article_by_article_in_pass_order(make_wiki):
     assert len(cold) == 12 * len(order) and made_in_order(cold)
     assert {path for path, _, _ in edit} >= {"a03.md", "a08.md"} and len(edit) < len(cold) / 2
     assert made_in_order(edit)
+
+
+def test_a_build_reports_the_failed_jobs_of_its_captures_and_not_those_of_earlier_ones(make_wiki, tmp_path):
+    (tmp_path / "picky.py").write_text(
+        "NAME = 'picky'\nVERSION = 1\nCONTRACT = {'type': 'object', 'required': ['diagnostics']}\n"
+        "def run(article, inputs):\n"
+        "    if 'boom' in article.body:\n        raise ValueError('no boom')\n"
+        "    return {'diagnostics': []}\n"
+    )
+    config = make_wiki({"a.md": "boom\n", "b.md": "fine\n", "c.md": "boom too\n"}, search=False,
+                       passes=[str(tmp_path / "picky.py")])  # fmt: skip
+    failed = build(config, workers=1).process.failures
+    assert sorted((path, name) for path, name, _ in failed) == [("a.md", "picky"), ("c.md", "picky")]
+    assert all("no boom" in error for _, _, error in failed)
+    (config.content_dir / "a.md").write_text("fixed\n")
+    again = build(config, workers=1).process.failures
+    assert [(path, name) for path, name, _ in again] == [("c.md", "picky")]  # a.md's old job stays failed, unreported
+    conn = open_store(config.state_db)
+    (still,) = conn.execute("SELECT count(*) FROM processing_jobs WHERE status = 'failed'").fetchone()
+    conn.close()
+    assert still == 2
