@@ -82,17 +82,25 @@ def categories(model: Model) -> dict[str, list[Category]]:
             for e in sorted(declared, key=lambda e: (e["order"], e["n"]))
         }
         members: set[tuple[str, str]] = set()  # (category id, page url): a set, as a category may list thousands
+        idents: dict[str, str] = {}  # category name -> id: thousands of pages name the same few
+        shown: dict[str, Link] = {}  # category id -> the link its pages show (a named tuple: shared)
         for page in (p for p in model.articles if p.lang == lang):
+            itself = None  # the link to this page its categories list, made for the first
             for name in dict.fromkeys(page.category_names):
-                entry = lookup.get(lookup_key(name))
-                ident = entry["id"] if entry else url_slug(name)
+                ident = idents.get(name)
+                if ident is None:
+                    entry = lookup.get(lookup_key(name))
+                    ident = idents[name] = entry["id"] if entry else url_slug(name)
                 if ident not in found:
                     found[ident] = Category(ident, name, None, math.inf, _category_url(ident, lang, model), False)
                 category = found[ident]
                 if (ident, page.url) not in members:
                     members.add((ident, page.url))
-                    category.members.append(Link(page.title, page.url, lang))
-                    page.categories.append(Link(category.name, category.url, lang))
+                    itself = itself or Link(page.title, page.url, lang)
+                    category.members.append(itself)
+                    if ident not in shown:
+                        shown[ident] = Link(category.name, category.url, lang)
+                    page.categories.append(shown[ident])
         for category in found.values():
             category.members.sort(key=lambda link: link.title.casefold())
         result[lang] = sorted(found.values(), key=lambda c: (not c.declared, c.order if c.declared else 0, c.name))
