@@ -270,22 +270,17 @@ def _seed(capture_id: int, key: str | None, results: list, seeds: Seeds) -> Seed
 def _seed_keys(results: list, articles: list[Article]) -> dict[str, str | None]:
     """article path -> the digests of its results (`-`: none), as one key; None when one is held as
     plain data (tests). StoredOutputs know a result's digest without reading it."""
-    held = [_columns(outputs) for outputs in results]  # (capture id -> job id, job id -> (digest, reports))
-    if any(columns is None and outputs for columns, outputs in zip(held, results)):
-        plain = [outputs for columns, outputs in zip(held, results) if columns is None]
+    held = [outputs if hasattr(outputs, "digest") else None for outputs in results]  # StoredOutputs, else None
+    if any(stored is None and outputs for stored, outputs in zip(held, results)):
+        plain = [outputs for stored, outputs in zip(held, results) if stored is None]
         return {a.path: None if any(a.capture_id in outputs for outputs in plain) else _key_of(held, a.capture_id)
                 for a in articles}  # fmt: skip
     return {a.path: _key_of(held, a.capture_id) for a in articles}
 
 
-def _columns(outputs) -> tuple[dict, dict] | None:
-    jobs = getattr(outputs, "jobs", None)  # StoredOutputs; None for plain results (tests)
-    return None if jobs is None else (jobs, outputs.facts)
-
-
 def _key_of(held: list, capture_id: int) -> str:
-    return seed_key([columns[1][columns[0][capture_id]][0] if columns and capture_id in columns[0] else "-"
-                     for columns in held])  # fmt: skip
+    return seed_key([stored.digest(capture_id) if stored is not None and capture_id in stored.jobs else "-"
+                     for stored in held])  # fmt: skip
 
 
 def _link_to(path: str, seed: Seed, default_language: str) -> Link:
@@ -307,10 +302,11 @@ class _Bodies:
     """The body of each article's page, named by its html and citations results (see `_identity`)."""
 
     def __init__(self, wiki: Wiki) -> None:
-        self.wiki, self.html, self.citations = wiki, wiki.results.get("html", {}), wiki.results.get("citations", {})
+        self.options = wiki.options
+        self.html, self.citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
 
     def of(self, article: Article) -> PageBody:
-        html, citations, options = self.html, self.citations, self.wiki.options
+        html, citations, options = self.html, self.citations, self.options
 
         def read() -> dict:
             output = _read_once(html, article.capture_id) or fallback_html(article, options)
