@@ -12,25 +12,27 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
 from pipeline.contracts import COMPILED_CONTRACTS
-from pipeline.diagnostics import Diagnostic, collect
+from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
 from pipeline.facts import Change, Facts, fact_sources, gather
-from pipeline.forks import side_by_side
+from pipeline.forks import Standby, side_by_side
 from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import Digests, PlanCache, code_digest, read_results
-from pipeline.results import ResultFacts
+from pipeline.results import ResultFacts, stored_diagnostics
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
-from pipeline.stamp import LastBuild, load_last, save_last, stamp_of
+from pipeline.stamp import diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of
 from pipeline.store import open_store, store_identity
 from pipeline.worker import WorkerReport, run_plan
 
@@ -48,7 +50,8 @@ class ProcessReport:
     wiki: Wiki | None = None
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # the info ones too, unless asked for none
+    unlisted_info: int = 0  # info diagnostics counted but not listed (a build asked for none: `info=False`)
     skipped: bool = False  # nothing the build reads had changed since the last complete one
 
 
@@ -156,7 +159,6 @@ def process(
         wiki.results.update(load_results(conn, plan, digests, lazy, facts, texts))
         report.failures += failed_jobs(conn, plan)
     report.wiki = wiki
-    report.diagnostics = collect(wiki, report.problems, report.failures)
     if known is not None:
         known.keep(articles, used)
     return report
@@ -218,6 +220,7 @@ def render(
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
     written: Callable[[], None] = lambda: None, warm: Warm | None = None, search_later: BackgroundIndex | None = None,
+    info: bool = True,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
@@ -227,38 +230,92 @@ def build(
     `warm`, kept by a long-lived process from build to build, saves reading again what it read.
     `search_later` (a `site.search.BackgroundIndex`, the preview's) builds the search index in the background;
     a run still indexing the last build's pages is stopped first (this build replaces them, and needs the CPU).
+    Without `info`, the report counts the info diagnostics (suggestions) but lists none: at 10,000 articles,
+    32,000 of 35,000.
     """
     started = time.perf_counter()
     if search_later is not None:
         search_later.stop()
-    specs = passes_for(config)
-    kind = "build" if site else "check"
-    conn = open_store(config.state_db)
-    try:
-        count = worker_count(config, workers)
-        captured, intact = capture_beside_site_check(conn, config, count, check=site and reuse)
-        stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
-        last = load_last(config, kind, stamp) if reuse else None
-        if last and (not site or (intact and not search_pending(config))):
-            processed = ProcessReport(reused=last.jobs, diagnostics=last.diagnostics, skipped=True)
-            rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
-            return BuildReport(captured, processed, time.perf_counter() - started, rendered)
-        save_last(config, kind, None)
-        gathered = gather(conn, config.content_dir, captured.current)
-        processed = process(conn, config, specs, count, progress, gathered, warm)
-        rendered = None
-        if site:
-            rendered = render(
-                config, specs, processed.wiki, gathered.log, progress, count, intact, written, warm, search_later
-            )  # fmt: skip
-        if not processed.failures:
-            counts = {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files} if site else {}
-            jobs = len(processed.created_jobs) + processed.reused
-            save_last(config, kind, LastBuild(stamp, jobs, processed.diagnostics, counts))
-    finally:
-        progress.close()
-        conn.close()
+    count = worker_count(config, workers)
+    # Forked first, while this process is small: it lists the diagnostics while this one renders.
+    with Standby(forked=count > 1 and warm is None) as standby:
+        specs = passes_for(config)
+        kind = "build" if site else "check"
+        conn = open_store(config.state_db)
+        try:
+            captured, intact = capture_beside_site_check(conn, config, count, check=site and reuse)
+            stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
+            last = load_last(config, kind, stamp, info) if reuse else None
+            if last and (not site or (intact and not search_pending(config))):
+                processed = ProcessReport(
+                    reused=last.jobs, diagnostics=last.diagnostics, unlisted_info=last.unlisted_info, skipped=True
+                )  # fmt: skip
+                rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
+                return BuildReport(captured, processed, time.perf_counter() - started, rendered)
+            forget_last(config, kind)
+            gathered = gather(conn, config.content_dir, captured.current)
+            processed = process(conn, config, specs, count, progress, gathered, warm)
+            saved = diagnostics_path(config, kind) if not processed.failures else None
+            listing = list_diagnostics(processed, standby, stamp, saved, info)
+            rendered = None
+            if site:
+                rendered = render(
+                    config, specs, processed.wiki, gathered.log, progress, count, intact, written, warm, search_later
+                )  # fmt: skip
+            processed.diagnostics, processed.unlisted_info = listing()
+            if not processed.failures:
+                counts = site_counts(rendered) if site else {}
+                save_last(config, kind, stamp, len(processed.created_jobs) + processed.reused, counts)
+        finally:
+            progress.close()
+            conn.close()
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
+
+
+def site_counts(rendered: SiteReport) -> dict[str, int]:
+    return {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files}
+
+
+def list_diagnostics(
+    processed: ProcessReport, standby: Standby, stamp: str, saved: Path | None, info: bool
+) -> Callable[[], tuple[list[Diagnostic], int]]:
+    """Start listing the build's diagnostics, and saving them all at `saved` (when given) for a later build
+    that may reuse them (`save_diagnostics`); the function returned gives them (`listed_for`: without
+    `info`, those not info, and how many it left out).
+
+    A `standby` forked lists them while this one renders: at 10,000 articles, 35,000 diagnostics
+    read from 14,000 results, sorted and saved took 0.1 s of an edit build. Else they are listed
+    here, from the outputs this process read too.
+    """
+    wiki, problems, failures = processed.wiki, processed.problems, processed.failures
+    if not standby.forked:
+        diagnostics = collect(wiki, problems, failures)
+        if saved is not None:
+            save_diagnostics(saved, stamp, diagnostics)
+        return lambda: listed_for(diagnostics, info)
+    stored = [(outputs.db, outputs.reporting()) for outputs in wiki.results.values()]  # a build's: StoredOutputs
+    paths = {article.capture_id: article.path for article in wiki.articles}
+    standby.start(_listed_stored, stored, paths, problems, failures, saved, stamp, info)
+    return lambda: _received(*standby.result())
+
+
+def _listed_stored(
+    stored: list[tuple[str, list[tuple[int, int]]]], paths: dict[int, str], problems: list, failures: list,
+    saved: Path | None, stamp: str, info: bool,
+) -> tuple[list[tuple], int]:
+    """The standby's work (`list_diagnostics`): the diagnostics of the `stored` results (store, and the
+    capture id and job id of each result that may report one), those listed as plain tuples."""
+    reports = (found for db, reporting in stored for found in stored_diagnostics(db, reporting, {}))
+    diagnostics = listed(reports, paths, problems, failures)
+    if saved is not None:
+        save_diagnostics(saved, stamp, diagnostics)
+    shown, unlisted = listed_for(diagnostics, info)
+    return list(map(tuple, shown)), unlisted
+
+
+def _received(rows: list[tuple], unlisted: int) -> tuple[list[Diagnostic], int]:
+    # Sent as plain tuples, made named tuples here without a call each: for 35,000, 15 ms against 25 unpickled as such.
+    return list(map(tuple.__new__, repeat(Diagnostic), rows)), unlisted
 
 
 def capture_beside_site_check(

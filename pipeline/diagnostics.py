@@ -10,7 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path, PurePath
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from pipeline.passes.base import Wiki, diagnostics_of
 
@@ -37,13 +37,23 @@ class Diagnostic(NamedTuple):
 def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: list[tuple[str, str, str]] = ()):
     """Every diagnostic of the current captures, plus data-file problems and failed jobs, sorted."""
     paths = {article.capture_id: article.path for article in wiki.articles}
+    return listed((found for outputs in wiki.results.values() for found in diagnostics_of(outputs)), paths,
+                  problems, failures)  # fmt: skip
+
+
+def listed(
+    reports: Iterable[tuple[int, list]], paths: dict[int, str], problems: list[tuple[str, int, str]],
+    failures: list[tuple[str, str, str]],
+) -> list[Diagnostic]:
+    """The diagnostics of `reports` (capture id, diagnostics as results hold them), of the captures at `paths`
+    (capture id -> path), plus data-file problems and failed jobs, sorted, each once."""
     found = []
-    for outputs in wiki.results.values():
-        for capture_id, diagnostics in diagnostics_of(outputs):  # of the results that report some, alone
-            path = paths[capture_id]
-            found += [Diagnostic(path, d["line"], d["col"], d["severity"], d["code"], d["message"]) for d in diagnostics]
+    for capture_id, diagnostics in reports:
+        path = paths[capture_id]
+        found += [Diagnostic(path, d["line"], d["col"], d["severity"], d["code"], d["message"]) for d in diagnostics]
     found += [Diagnostic(path, line, 1, "error", "data-error", message) for path, line, message in problems]
-    found += [Diagnostic(path, 1, 1, "error", "job-failed", f"pass {name} failed: {error}") for path, name, error in failures]
+    found += [Diagnostic(path, 1, 1, "error", "job-failed", f"pass {name} failed: {error}")
+              for path, name, error in failures]  # fmt: skip
     # Sorted, then each kept once: each pass's come in the order of its results (by path, mostly), runs
     # that a sort merges almost for free (35,000 at 10k: 4 ms), where a set to drop repeats first
     # scrambled them (40 ms).
@@ -87,6 +97,15 @@ def format_one(d: Diagnostic, style: str) -> str:
     return f"{d.path}:{d.line}:{d.col}: {d.severity}: {d.code}: {d.message}"
 
 
-def summary(diagnostics: list[Diagnostic]) -> str:
+def summary(diagnostics: list[Diagnostic], unlisted_info: int = 0) -> str:
+    """Counts by severity, of `diagnostics` and of the info ones counted but not listed."""
     counts = {s: sum(d.severity == s for d in diagnostics) for s in ("error", "warning", "info")}
-    return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+    return f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info'] + unlisted_info} info"
+
+
+def listed_for(diagnostics: list[Diagnostic], info: bool) -> tuple[list[Diagnostic], int]:
+    """The diagnostics a report lists (all, with `info`; else those not info), and how many it leaves out."""
+    if info:
+        return diagnostics, 0
+    kept = [d for d in diagnostics if d.severity != "info"]
+    return kept, len(diagnostics) - len(kept)

@@ -1,5 +1,5 @@
 """Run shares of one job in forked processes: `fork_map`'s first share here, `Later`'s all there, while
-this process does other work.
+this process does other work; `Standby`'s one call, given after the fork.
 
 Forked children inherit everything already loaded (passes and their
 compiled contracts, the wiki index, the templates) without pickling it; only
@@ -83,6 +83,81 @@ class Later:
 
     def stop(self) -> None:
         _stop_all(self._children)
+
+
+class Standby:
+    """One process forked now, while this one is still small, to run one call given later (`start`):
+    its result when asked for (`result`), while this process does other work.
+
+    A process forked once a build has loaded its wiki shares hundreds of MB with it, and each
+    page either of them then writes to is copied: listing an edit build's diagnostics in a
+    process forked beside the render saved nothing at 10,000 articles. Forked before the wiki
+    is loaded, it shares little. The call is pickled to it (a module-level function, plain
+    data). Without `fork`, or once stopped, the call runs here when its result is asked for.
+    Used as a context, it is stopped at the end.
+    """
+
+    def __init__(self, forked: bool = True) -> None:
+        """Fork the process (not without `forked`: then every call is made here)."""
+        self._call: tuple | None = None
+        self._child: tuple[int, int] | None = None
+        self._order: int | None = None
+        self.forked = forked and hasattr(os, "fork")
+        if not self.forked:
+            return
+        _flush()
+        read, self._order = os.pipe()
+        self._child = _start(lambda _: _ordered(read, self._order), None)
+        os.close(read)
+
+    def __enter__(self) -> Standby:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self, function: Callable[..., Result], *args) -> None:
+        """Hand the call to the process (without one, it is made here when its result is asked for)."""
+        self._call = (function, args)
+        if self._order is not None:
+            data = pickle.dumps(self._call, protocol=pickle.HIGHEST_PROTOCOL)
+            try:
+                with os.fdopen(self._order, "wb") as pipe:
+                    self._order = None
+                    pipe.write(len(data).to_bytes(8, "little") + data)
+            except BrokenPipeError:  # the process died: `result` says so
+                pass
+
+    def result(self) -> Result:
+        function, args = self._call
+        if self._child is None:  # never forked, or stopped
+            return function(*args)
+        child, self._child = self._child, None
+        return _result(child)
+
+    def stop(self) -> None:
+        """End the process (a call given and not asked for is dropped)."""
+        if self._order is not None:
+            os.close(self._order)  # the process reads the end of its orders, and exits
+            self._order = None
+        if self._child is not None:
+            _stop_all([self._child])
+            self._child = None
+
+
+def _ordered(read: int, order: int):
+    """The standby process: wait for the call its parent sends, and make it (None if none came).
+
+    The call comes with its length: the processes the parent forks after this one hold the
+    write end of the pipe too, so its end is no sign that the call is all there.
+    """
+    os.close(order)
+    with os.fdopen(read, "rb") as pipe:
+        size = pipe.read(8)
+        if len(size) < 8:  # the parent stopped it before sending one
+            return None
+        function, args = pickle.loads(pipe.read(int.from_bytes(size, "little")))
+    return function(*args)
 
 
 def _start(function, share) -> tuple[int, int]:

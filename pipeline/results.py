@@ -97,6 +97,26 @@ ResultFacts = dict[int, tuple]  # job id -> (sha256 of its result's JSON, whethe
 REPORTS_READ_AT_ONCE = 1000
 
 
+def stored_diagnostics(
+    db: str, reporting: list[tuple[int, int]], texts: Mapping[int, str]
+) -> Iterator[tuple[int, list]]:
+    """(capture id, diagnostics) of the `reporting` results (capture id, job id), a chunk at a time: from the
+    output when it is one of `texts` (job id -> output JSON, read before), else from `result_diagnostics`, else
+    (diagnostics nested deeper, an older version's JSON SQLite could not read) from the output."""
+    for start in range(0, len(reporting), REPORTS_READ_AT_ONCE):
+        chunk = reporting[start : start + REPORTS_READ_AT_ONCE]
+        asked = [job_id for _, job_id in chunk if job_id not in texts]
+        sql = "SELECT job_id, diagnostics FROM result_diagnostics WHERE job_id IN ({ids})"
+        kept = dict(rows_for_ids(reader(db), sql, asked))
+        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
+        read = dict(rows_for_ids(reader(db), sql, [job_id for job_id in asked if job_id not in kept]))
+        for capture_id, job_id in chunk:
+            if job_id in kept:
+                yield capture_id, jsonio.loads(kept[job_id])
+            else:
+                yield capture_id, jsonio.loads(texts.get(job_id) or read[job_id]).get("diagnostics", [])
+
+
 class StoredOutputs(Mapping):
     """One pass's results (capture id -> output), read from the store and decoded when used.
 
@@ -182,23 +202,13 @@ class StoredOutputs(Mapping):
         return self.facts[self.jobs[capture_id]][0]
 
     def diagnostics(self) -> Iterator[tuple[int, list]]:
-        """(capture id, diagnostics) of each result that may report one (known without reading any), a
-        chunk at a time: from the output when it was read before, else from `result_diagnostics`, else
-        (diagnostics nested deeper, an older version's JSON SQLite could not read) from the output."""
-        facts, texts = self.facts, self.texts
-        found = [(capture_id, job_id) for capture_id, job_id in self.jobs.items() if facts[job_id][1]]
-        for start in range(0, len(found), REPORTS_READ_AT_ONCE):
-            chunk = found[start : start + REPORTS_READ_AT_ONCE]
-            asked = [job_id for _, job_id in chunk if job_id not in texts]
-            sql = "SELECT job_id, diagnostics FROM result_diagnostics WHERE job_id IN ({ids})"
-            kept = dict(rows_for_ids(reader(self.db), sql, asked))
-            sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
-            read = dict(rows_for_ids(reader(self.db), sql, [job_id for job_id in asked if job_id not in kept]))
-            for capture_id, job_id in chunk:
-                if job_id in kept:
-                    yield capture_id, jsonio.loads(kept[job_id])
-                else:
-                    yield capture_id, jsonio.loads(texts.get(job_id) or read[job_id]).get("diagnostics", [])
+        """(capture id, diagnostics) of each result that may report one (known without reading any)."""
+        return stored_diagnostics(self.db, self.reporting(), self.texts)
+
+    def reporting(self) -> list[tuple[int, int]]:
+        """(capture id, job id) of each result that may report a diagnostic."""
+        facts = self.facts
+        return [(capture_id, job_id) for capture_id, job_id in self.jobs.items() if facts[job_id][1]]
 
     def mentioning(self, text: str) -> list[int]:
         """The capture ids whose output's JSON contains `text`, found without decoding any; their outputs

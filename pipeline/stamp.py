@@ -33,8 +33,9 @@ from pipeline.passes.base import PassSpec
 class LastBuild:
     stamp: str
     jobs: int  # jobs of the current captures, all reused when the build is skipped
-    diagnostics: list[Diagnostic]
+    diagnostics: list[Diagnostic]  # the info ones too, unless read without (`load_last`)
     site: dict  # pages, redirects and files of the site it wrote ({} for `check`)
+    unlisted_info: int = 0  # info diagnostics left out of `diagnostics`
 
 
 def stamp_of(
@@ -56,32 +57,39 @@ def _path(config: Config, kind: str) -> Path:
     return config.state_dir / f"last-{kind}.json"
 
 
-def _diagnostics_path(config: Config, kind: str) -> Path:
+def diagnostics_path(config: Config, kind: str) -> Path:
     return config.state_dir / f"last-{kind}-diagnostics.json"
 
 
-def load_last(config: Config, kind: str, stamp: str) -> LastBuild | None:
-    """The last complete build of `kind`, when its stamp is `stamp` (else None, its diagnostics unread)."""
+def load_last(config: Config, kind: str, stamp: str, info: bool = True) -> LastBuild | None:
+    """The last complete build of `kind`, when its stamp is `stamp` (else None, its diagnostics unread);
+    without `info`, its info diagnostics are counted, not listed."""
     try:
         record = jsonio.loads(_path(config, kind).read_bytes())
         if record["stamp"] != stamp:
             return None
-        kept = jsonio.loads(_diagnostics_path(config, kind).read_bytes())
+        kept = jsonio.loads(diagnostics_path(config, kind).read_bytes())
         if kept["stamp"] != stamp:
             return None
-        diagnostics = [Diagnostic(*row) for row in kept["rows"]]
-        return LastBuild(stamp, record["jobs"], diagnostics, record["site"])
+        rows = kept["rows"]
+        listed = rows if info else [row for row in rows if row[3] != "info"]
+        diagnostics = list(map(Diagnostic._make, listed))
+        return LastBuild(stamp, record["jobs"], diagnostics, record["site"], len(rows) - len(listed))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def save_last(config: Config, kind: str, last: LastBuild | None) -> None:
-    """Record a complete build (or, with None, forget it: the next build does everything)."""
-    path = _path(config, kind)
-    if last is None:
-        path.unlink(missing_ok=True)
-        return
-    # The diagnostics first: until the stamp is written, no build reads them.
-    rows = list(map(tuple, last.diagnostics))
-    jsonio.save(_diagnostics_path(config, kind), {"stamp": last.stamp, "rows": rows})
-    jsonio.save(path, {"stamp": last.stamp, "jobs": last.jobs, "site": last.site})
+def forget_last(config: Config, kind: str) -> None:
+    """Forget the last build of `kind`: the next build does everything (until this one is recorded)."""
+    _path(config, kind).unlink(missing_ok=True)
+
+
+def save_diagnostics(path: Path, stamp: str, diagnostics: list[Diagnostic]) -> None:
+    """Keep the diagnostics of the build stamped `stamp` at `path` (`diagnostics_path`): read only once
+    `save_last` has recorded that build."""
+    jsonio.save(path, {"stamp": stamp, "rows": list(map(tuple, diagnostics))})
+
+
+def save_last(config: Config, kind: str, stamp: str, jobs: int, site: dict) -> None:
+    """Record a complete build of `kind`, its diagnostics kept first (`save_diagnostics`)."""
+    jsonio.save(_path(config, kind), {"stamp": stamp, "jobs": jobs, "site": site})

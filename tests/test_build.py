@@ -32,6 +32,19 @@ WIKI = {
 }
 
 
+def test_on_two_workers_the_diagnostics_are_listed_beside_the_render_as_on_one(make_wiki):
+    config = make_wiki(WIKI, search=False)
+    here = build(config, workers=1, site=True).process.diagnostics  # listed in this process
+    beside = build(config, workers=2, site=True, reuse=False).process  # in the standby process
+    assert {d.severity for d in here} == {"warning", "info"} and beside.diagnostics == here
+    assert beside.unlisted_info == 0
+    without_info = [d for d in here if d.severity != "info"]
+    for reuse in (False, True):  # built again, then skipped: the diagnostics the standby kept are read back
+        quiet = build(config, workers=2, site=True, reuse=reuse, info=False).process
+        assert quiet.skipped == reuse and quiet.diagnostics == without_info
+        assert quiet.unlisted_info == len(here) - len(without_info)
+
+
 def _outputs(report):
     paths = {a.capture_id: a.path for a in report.process.wiki.articles}
     results = report.process.wiki.results

@@ -1,4 +1,4 @@
-"""fork_map: shares in forked processes, results in order, failures never silent."""
+"""fork_map, Later, Standby: work in forked processes, results in order, failures never silent."""
 
 import os
 import signal
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.forks import ForkedError, Later, fork_map, side_by_side
+from pipeline.forks import ForkedError, Later, Standby, fork_map, side_by_side
 
 
 def test_results_come_back_in_order_from_other_processes():
@@ -99,3 +99,56 @@ def test_later_raises_a_childs_failure_and_stops_what_it_never_asks_for():
     os.close(write)
     with pytest.raises(ChildProcessError):  # no child left, running or unreaped
         os.waitpid(-1, os.WNOHANG)
+
+
+SEEN: list[str] = []  # what a standby process sees of this one: as it was when forked
+
+
+def _seen(word: str):
+    if word == "fail":
+        raise ValueError("the call fails")
+    return word, os.getpid(), list(SEEN)
+
+
+def _no_child_left():
+    with pytest.raises(ChildProcessError):  # none running, none unreaped
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_standby_makes_the_call_given_after_it_was_forked_in_the_process_forked_before(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "SEEN", [])
+    with Standby() as standby:
+        SEEN.append("after the fork")
+        standby.start(_seen, "word")
+        word, pid, seen = standby.result()
+    assert word == "word" and pid != os.getpid() and seen == []
+    _no_child_left()
+
+
+def test_a_standby_not_forked_makes_the_call_here_when_asked():
+    with Standby(forked=False) as standby:
+        standby.start(_seen, "word")
+        assert standby.result()[1] == os.getpid()
+
+
+def test_a_standby_raises_its_calls_failure_and_one_never_given_a_call_is_stopped():
+    with Standby() as standby:
+        standby.start(_seen, "fail")
+        with pytest.raises(ForkedError, match="the call fails"):
+            standby.result()
+    with Standby():
+        pass
+    _no_child_left()
+
+
+def test_a_process_forked_after_the_standby_does_not_hold_its_call_back():
+    read, write = os.pipe()
+    with Standby() as standby:
+        later = Later(lambda item: os.read(read, 1), [1, 2], 2)  # alive, holding the standby's pipe, until written to
+        standby.start(_seen, "word")
+        assert standby.result()[0] == "word"
+        os.write(write, b"xx")
+        later.result()
+    os.close(read)
+    os.close(write)
+    _no_child_left()

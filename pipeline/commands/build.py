@@ -26,7 +26,7 @@ def add_build_options(parser) -> None:
 
 def run(args) -> int:
     config = config_from(args)
-    report = build(config, workers=args.workers, site=True, progress=progress_for(sys.stdout))
+    report = build(config, workers=args.workers, site=True, progress=progress_for(sys.stdout), info=args.info)
     status = report_diagnostics(args, config, report.process)
     for line in report.site.conflicts + report.site.warnings:
         print(f"pipeline: warning: {line}", file=sys.stderr)

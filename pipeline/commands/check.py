@@ -29,12 +29,12 @@ def report_diagnostics(args, config, processed) -> int:
     diagnostics = processed.diagnostics
     shown = diagnostics if args.info else [d for d in diagnostics if d.severity != "info"]
     emit(shown, args.format or default_format(), config.content_dir)
-    print(summary(diagnostics), file=sys.stderr)
+    print(summary(diagnostics, processed.unlisted_info), file=sys.stderr)
     strict = config.strict if args.strict is None else args.strict
     return exit_status(diagnostics, strict)
 
 
 def run(args) -> int:
     config = config_from(args)
-    report = build(config, workers=args.workers)
+    report = build(config, workers=args.workers, info=args.info)
     return report_diagnostics(args, config, report.process)

@@ -138,6 +138,7 @@ def test_the_kept_diagnostics_load_back_as_they_were(tmp_path):
 
     config = Config(state_dir=tmp_path)
     diagnostics = [Diagnostic("a.md", 3, 7, "warning", "broken-link", "no page matches [[x]]")]
-    stamp.save_last(config, "build", stamp.LastBuild("s1", 4, diagnostics, {"pages": 2}))
+    stamp.save_diagnostics(stamp.diagnostics_path(config, "build"), "s1", diagnostics)
+    stamp.save_last(config, "build", "s1", 4, {"pages": 2})
     assert stamp.load_last(config, "build", "s1") == stamp.LastBuild("s1", 4, diagnostics, {"pages": 2})
     assert stamp.load_last(config, "build", "s2") is None and stamp.load_last(config, "check", "s1") is None

@@ -40,7 +40,7 @@ STOPS = [
     ("pipeline.site.publish", "save_seeds", 1, "after"),
     ("pipeline.site.writer", "SiteWriter.put", 4, "after"),
     ("pipeline.site.writer", "SiteWriter.finish", 1, "before"),
-    ("pipeline.build", "save_last", 2, "before"),
+    ("pipeline.build", "save_last", 1, "before"),
 ]
 
 
