@@ -52,6 +52,8 @@ import pickle
 import sqlite3
 import sys
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import not_
 from pathlib import Path
 
 import pipeline
@@ -257,11 +259,14 @@ def _read_memo(conn: sqlite3.Connection, key: tuple[str, int], results: dict, cu
     ).fetchall()
     memo: dict[int, tuple[str, int]] = {}
     digests: dict[int, tuple] = {}  # job id -> (result digest or None, reports)
+    pending: set[int] = set()  # the jobs saved without a result digest: planned before they ran, or failed
     for (entries,) in parts:
         captures, owns, jobs, shas, reports = jsonio.loads(entries)
         memo.update(zip(captures, zip(owns, jobs)))
         digests.update(zip(jobs, zip(shas, reports)))
-    found = result_digests(conn, [job for _, job in memo.values() if digests[job][0] is None])
+        pending.update(compress(jobs, map(not_, shas)))  # found without a call per job: 13,000 a part at 10k
+    unknown = [job for job in pending if digests[job][0] is None]  # not known from a later part either
+    found = result_digests(conn, unknown)
     digests.update(found)
     if len(parts) > MAX_PARTS or len(found) > PACK_FOUND:
         touched = load_touched(conn, key)
@@ -270,7 +275,10 @@ def _read_memo(conn: sqlite3.Connection, key: tuple[str, int], results: dict, cu
         if kept:
             _add_part(conn, key, kept, digests, touched)
     # Not a failed job (it has no result), nor one another process has yet to run.
-    results.update((job, fact) for job, fact in digests.items() if fact[0] is not None)
+    for job in unknown:
+        if job not in found:
+            del digests[job]
+    results.update(digests)
     return memo
 
 
