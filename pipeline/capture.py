@@ -10,7 +10,6 @@ each path pointed to over time. Nothing here ever writes to the content folder.
 from __future__ import annotations
 
 import datetime
-import fnmatch
 import hashlib
 import os
 import sqlite3
@@ -20,18 +19,15 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from pipeline import jsonio
 from pipeline.config import Config, worker_count
-from pipeline.errors import UserError
 from pipeline.forks import Later
 from pipeline.passes.base import Article
 from pipeline.source import ParsedSource, decode, parse_source
+from pipeline.scan import Scan, history_mark, scan_sources
 from pipeline.store import db_path, plain_rows, reader, rows_for_ids, write
-
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-
 
 @dataclass
 class CaptureReport:
@@ -44,28 +40,6 @@ class CaptureReport:
     current: list[int] = field(default_factory=list)  # the captures that make up the wiki now, by path
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
     commit: str | None = None  # git HEAD of the content folder (None outside a repository)
-
-
-def iter_sources(config: Config) -> list[str]:
-    """Relative paths of the Markdown files to capture, sorted, '/'-separated.
-
-    Hidden files and folders (a name starting with '.') are skipped, as MkDocs
-    and Hugo do, and so is anything matching an `exclude` pattern.
-    """
-    root = Path(config.content_dir)
-    if not root.is_dir():
-        raise UserError(f"{root}: content folder not found")
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel_folder = Path(folder).relative_to(root).as_posix()
-        for name in files:
-            if name.startswith(".") or not name.lower().endswith(MARKDOWN_SUFFIXES):
-                continue
-            rel = name if rel_folder == "." else f"{rel_folder}/{name}"
-            if not any(fnmatch.fnmatch(rel, pattern) for pattern in config.exclude):
-                found.append(rel)
-    return sorted(found)
 
 
 class Current(NamedTuple):
@@ -183,23 +157,29 @@ MIN_FILES_PER_PROCESS = 250  # below this, forking costs more than parsing here
 
 
 def capture_content(
-    conn: sqlite3.Connection, config: Config, now: str | None = None, workers: int | None = None
+    conn: sqlite3.Connection, config: Config, now: str | None = None, workers: int | None = None,
+    scanned: Callable[[], Scan] | None = None,
 ) -> CaptureReport:
     """Capture every source file; record removals of files that are gone.
 
-    New files are parsed (frontmatter YAML is most of a cold capture) by
-    `workers` processes (default: the config's), a chunk at a time, each
-    while the one before is inserted here (`_parsed_chunks`).
+    The folder is walked and stat'ed by `scanned` (a build's standby makes that scan while
+    it loads its passes), else here; a scan made before another capture was recorded is made
+    again. New files are parsed (frontmatter YAML is most of a cold capture) by `workers`
+    processes (default: the config's), a chunk at a time, each while the one before is
+    inserted here (`_parsed_chunks`).
     """
     commit = git_commit(Path(config.content_dir))
     report = CaptureReport(commit=commit)
     now = now or utc_now()
-    paths = iter_sources(config)
     workers = worker_count(config, workers)
     with write(conn):
         state = current_state(conn)
+        scan = scanned() if scanned is not None else None
+        if scan is None or scan.history != history_mark(conn):
+            scan = scan_sources(config, db_path(conn))
+        paths = scan.paths
         current_ids = {rel: c.id for rel, c in state.items() if c.kind == "file"}
-        changed = _changed_files(conn, config, paths, state, report)
+        changed = _changed_files(conn, config, scan, state, report)
         with closing(_parsed_chunks(changed, config.default_language, workers)) as chunks:
             for chunk, parses in chunks:
                 for (rel, raw, sha), parsed in zip(chunk, parses):
@@ -249,54 +229,29 @@ def _recorded(file: tuple[str, bytes, str], default_language: str) -> ParsedSour
     return replace(parse_source(file[0], file[1], default_language), text=None)
 
 
-def _changed_files(conn, config: Config, paths: list[str], state: dict[str, Current], report: CaptureReport):
-    """(path, bytes, sha256) of each file whose bytes are not its current capture's, counting the rest."""
-    stats = StatCache(conn)
+def _changed_files(conn, config: Config, scan: Scan, state: dict[str, Current], report: CaptureReport):
+    """(path, bytes, sha256) of each file whose bytes are not its current capture's, counting the rest: the
+    files the scan vouched for are not read; the others are read and hashed (and their stat kept)."""
+    report.problems += scan.problems
+    report.files = len(scan.paths) - len(scan.problems)
+    report.unchanged = report.files - len(scan.unvouched)
     folder = os.path.join(config.content_dir, "")  # with its separator: a join per file costs 13,000 calls
-    for rel in paths:
+    for rel, (_, mtime) in scan.unvouched.items():
         current = state.get(rel)
-        current_sha = current.sha256 if current is not None and current.kind == "file" else None
         try:
-            raw, sha = stats.read(folder + rel, rel, current_sha)
-        except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
+            with open(folder + rel, "rb") as file:
+                raw = file.read()
+        except OSError as exc:  # vanished or unreadable since the scan: report it, keep going
             report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
+            report.files -= 1
             continue
-        report.files += 1
-        if sha == current_sha:
+        sha = hashlib.sha256(raw).hexdigest()
+        # The stat taken before the read: a write since leaves a newer mtime, which the next scan reads again.
+        conn.execute("INSERT OR REPLACE INTO file_stats VALUES (?, ?, ?, ?, ?)", (rel, len(raw), mtime, sha, time.time_ns()))
+        if current is not None and current.kind == "file" and sha == current.sha256:
             report.unchanged += 1
         else:
             yield rel, raw, sha
-
-
-class StatCache:
-    """Skip reading a file whose size and mtime are those it had when it was last hashed.
-
-    As git does for its index, a file modified within RACY_NS of being hashed
-    is hashed again every time, so two writes in one timestamp tick can never
-    hide a change.
-    """
-
-    RACY_NS = 2_000_000_000
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        rows = plain_rows(conn).execute("SELECT path, size, mtime_ns, sha256, checked_ns FROM file_stats")
-        self.known = {path: (size, mtime, sha, checked) for path, size, mtime, sha, checked in rows}
-
-    def read(self, path: str, rel: str, current_sha: str | None) -> tuple[bytes | None, str]:
-        """(bytes, sha256) of the file; bytes is None when the cache vouches for `current_sha`."""
-        stat = os.stat(path)
-        size, mtime, sha, checked = self.known.get(rel, (None, None, None, 0))
-        if sha == current_sha and (size, mtime) == (stat.st_size, stat.st_mtime_ns) and mtime < checked - self.RACY_NS:
-            return None, sha
-        with open(path, "rb") as file:
-            raw = file.read()
-        sha = hashlib.sha256(raw).hexdigest()
-        self.conn.execute(
-            "INSERT OR REPLACE INTO file_stats VALUES (?, ?, ?, ?, ?)",
-            (rel, len(raw), stat.st_mtime_ns, sha, time.time_ns()),
-        )
-        return raw, sha
 
 
 def _file_capture(conn, rel: str, raw: bytes, sha: str, parsed, now: str, commit: str | None, report) -> int:

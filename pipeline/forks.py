@@ -1,5 +1,5 @@
 """Run shares of one job in forked processes: `fork_map`'s first share here, `Later`'s all there, while
-this process does other work; `Standby`'s one call, given after the fork.
+this process does other work; `Standby`'s calls, given after the fork.
 
 Forked children inherit everything already loaded (passes and their
 compiled contracts, the wiki index, the templates) without pickling it; only
@@ -8,7 +8,7 @@ their results travel back, pickled, each through its own pipe. Without
 
 A plain `os.fork` and a pipe, not `multiprocessing`: its import, queue and
 feeder thread cost an edit build of 10,000 articles about 20 ms for the
-one fork it makes (the site check beside capture), and nothing here needs them.
+first fork it makes, and nothing here needs them.
 """
 
 from __future__ import annotations
@@ -42,11 +42,6 @@ def fork_map(function: Callable[[Share], Result], shares: list[Share]) -> list[R
         return results
     finally:
         _stop_all(children)  # those not read: this process raised (or was interrupted) first
-
-
-def side_by_side(*steps: Callable[[], Result]) -> list[Result]:
-    """`[step() for step in steps]`, the first here and each other in a forked process meanwhile."""
-    return fork_map(lambda step: step(), list(steps))
 
 
 class Later:
@@ -86,29 +81,42 @@ class Later:
 
 
 class Standby:
-    """One process forked now, while this one is still small, to run one call given later (`start`):
-    its result when asked for (`result`), while this process does other work.
+    """A process forked now, while this one is still small, to make calls given later (`start`), one at a
+    time: each call's result when asked for (`result`), while this process does other work.
 
     A process forked once a build has loaded its wiki shares hundreds of MB with it, and each
     page either of them then writes to is copied: listing an edit build's diagnostics in a
     process forked beside the render saved nothing at 10,000 articles. Forked before the wiki
-    is loaded, it shares little. The call is pickled to it (a module-level function, plain
-    data). Without `fork`, or once stopped, the call runs here when its result is asked for.
-    Used as a context, it is stopped at the end.
+    is loaded, it shares little. Calls are pickled to it (module-level functions, plain data),
+    each with its length, as is each result: the processes this one forks later hold the
+    pipes' ends too, so the end of a pipe is no sign that a message is all there. Without
+    `fork`, or once stopped, a call is made here when its result is asked for. Used as a
+    context, it is stopped at the end.
     """
 
-    def __init__(self, forked: bool = True) -> None:
-        """Fork the process (not without `forked`: then every call is made here)."""
+    def __init__(self, forked: bool = True, nice: int = 0) -> None:
+        """Fork the process (not without `forked`: then every call is made here), `nice` more than this one:
+        a process whose work is needed later than the others' gives way to them."""
         self._call: tuple | None = None
-        self._child: tuple[int, int] | None = None
-        self._order: int | None = None
+        self._pid: int | None = None
         self.forked = forked and hasattr(os, "fork")
         if not self.forked:
             return
         _flush()
-        read, self._order = os.pipe()
-        self._child = _start(lambda _: _ordered(read, self._order), None)
-        os.close(read)
+        orders, order_end = os.pipe()
+        result_end, results = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns, and leaves the parent's buffers and connections alone
+            try:
+                os.close(order_end)
+                os.close(result_end)
+                os.nice(nice)
+                _serve(orders, results)
+            finally:
+                os._exit(0)
+        os.close(orders)
+        os.close(results)
+        self._pid, self._orders, self._results = pid, os.fdopen(order_end, "wb"), os.fdopen(result_end, "rb")
 
     def __enter__(self) -> Standby:
         return self
@@ -117,47 +125,80 @@ class Standby:
         self.stop()
 
     def start(self, function: Callable[..., Result], *args) -> None:
-        """Hand the call to the process (without one, it is made here when its result is asked for)."""
+        """Hand a call to the process (without one, it is made here when its result is asked for)."""
+        if self._call is not None:  # its result may fill the pipe back while this one waits to send the next
+            raise RuntimeError("a standby makes one call at a time: ask for the last one's result first")
         self._call = (function, args)
-        if self._order is not None:
-            data = pickle.dumps(self._call, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._pid is not None:
             try:
-                with os.fdopen(self._order, "wb") as pipe:
-                    self._order = None
-                    pipe.write(len(data).to_bytes(8, "little") + data)
+                _send(self._orders, pickle.dumps(self._call, protocol=pickle.HIGHEST_PROTOCOL))
             except BrokenPipeError:  # the process died: `result` says so
                 pass
 
     def result(self) -> Result:
-        function, args = self._call
-        if self._child is None:  # never forked, or stopped
+        (function, args), self._call = self._call, None
+        if self._pid is None:  # never forked, or stopped
             return function(*args)
-        child, self._child = self._child, None
-        return _result(child)
+        payload = _received(self._results)
+        if payload is None:
+            self.stop()
+            raise ForkedError("the standby process died before sending its result")
+        return _opened(payload)
 
     def stop(self) -> None:
         """End the process (a call given and not asked for is dropped)."""
-        if self._order is not None:
-            os.close(self._order)  # the process reads the end of its orders, and exits
-            self._order = None
-        if self._child is not None:
-            _stop_all([self._child])
-            self._child = None
+        if self._pid is None:
+            return
+        for pipe in (self._orders, self._results):
+            try:
+                pipe.close()  # the process reads the end of its orders, and exits
+            except BrokenPipeError:
+                pass
+        _stop(self._pid)
+        self._pid = None
 
 
-def _ordered(read: int, order: int):
-    """The standby process: wait for the call its parent sends, and make it (None if none came).
+def _serve(orders: int, results: int) -> None:
+    """The standby process: make each call its parent sends, and send back its outcome, until the orders end."""
+    with os.fdopen(orders, "rb") as calls, os.fdopen(results, "wb") as outcomes:
+        while (call := _received(calls)) is not None:
+            _send(outcomes, _outcome(lambda: _made(call)))
+    _flush()
 
-    The call comes with its length: the processes the parent forks after this one hold the
-    write end of the pipe too, so its end is no sign that the call is all there.
-    """
-    os.close(order)
-    with os.fdopen(read, "rb") as pipe:
-        size = pipe.read(8)
-        if len(size) < 8:  # the parent stopped it before sending one
-            return None
-        function, args = pickle.loads(pipe.read(int.from_bytes(size, "little")))
+
+def _made(call: bytes):
+    function, args = pickle.loads(call)
     return function(*args)
+
+
+def _send(pipe, payload: bytes) -> None:
+    pipe.write(len(payload).to_bytes(8, "little") + payload)
+    pipe.flush()
+
+
+def _received(pipe) -> bytes | None:
+    """The next message `_send` wrote, or None when the pipe ended first."""
+    size = pipe.read(8)
+    if len(size) < 8:
+        return None
+    payload = pipe.read(int.from_bytes(size, "little"))
+    return payload if len(payload) == int.from_bytes(size, "little") else None
+
+
+def _outcome(call: Callable[[], Result]) -> bytes:
+    """(True, what `call` returns) or (False, its traceback), pickled: a forked call must never fail silently."""
+    try:
+        return pickle.dumps((True, call()), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException:  # the parent raises it
+        return pickle.dumps((False, traceback.format_exc()))
+
+
+def _opened(payload: bytes):
+    """What `_outcome` pickled: the call's result, else ForkedError with its traceback."""
+    ok, value = pickle.loads(payload)
+    if not ok:
+        raise ForkedError(value)
+    return value
 
 
 def _start(function, share) -> tuple[int, int]:
@@ -168,10 +209,7 @@ def _start(function, share) -> tuple[int, int]:
         os.close(write)
         return pid, read
     os.close(read)  # the child: never returns, and leaves the parent's buffers and connections alone
-    try:
-        payload = pickle.dumps((True, function(share)), protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException:  # the parent raises it; a child must never exit silently
-        payload = pickle.dumps((False, traceback.format_exc()))
+    payload = _outcome(lambda: function(share))
     try:
         with os.fdopen(write, "wb") as pipe:
             pipe.write(payload)
@@ -195,10 +233,7 @@ def _result(child: tuple[int, int]):
     os.waitpid(pid, 0)
     if not data:
         raise ForkedError("a forked process died before sending its result")
-    ok, value = pickle.loads(data)
-    if not ok:
-        raise ForkedError(value)
-    return value
+    return _opened(data)
 
 
 def _stop_all(children: list[tuple[int, int]]) -> None:

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.forks import ForkedError, Later, Standby, fork_map, side_by_side
+from pipeline.forks import ForkedError, Later, Standby, fork_map
 
 
 def test_results_come_back_in_order_from_other_processes():
@@ -64,11 +64,6 @@ def test_what_a_child_prints_is_not_lost_nor_what_this_process_had_not_yet_print
     out.close()
     printed = (tmp_path / "out").read_text()
     assert printed.count("before") == 1 and "share 0;" in printed and "share 1;" in printed
-
-
-def test_steps_side_by_side_run_the_first_here_and_the_others_in_forked_processes():
-    assert side_by_side(lambda: ("here", os.getpid()), lambda: ("there", os.getpid()))[0] == ("here", os.getpid())
-    assert side_by_side(lambda: 1, lambda: os.getpid())[1] != os.getpid()
 
 
 def test_later_runs_every_share_elsewhere_while_this_process_goes_on_and_keeps_the_order():
@@ -131,13 +126,36 @@ def test_a_standby_not_forked_makes_the_call_here_when_asked():
         assert standby.result()[1] == os.getpid()
 
 
-def test_a_standby_raises_its_calls_failure_and_one_never_given_a_call_is_stopped():
+def test_a_standby_makes_its_calls_one_after_the_other_in_the_same_process():
+    with Standby() as standby:
+        standby.start(_seen, "first")
+        with pytest.raises(RuntimeError, match="one call at a time"):
+            standby.start(_seen, "too soon")
+        first = standby.result()
+        standby.start(_seen, "second")
+        second = standby.result()
+    assert (first[0], second[0]) == ("first", "second") and first[1] == second[1] != os.getpid()
+
+
+def test_a_standby_raises_a_calls_failure_and_makes_the_next_call():
     with Standby() as standby:
         standby.start(_seen, "fail")
         with pytest.raises(ForkedError, match="the call fails"):
             standby.result()
-    with Standby():
+        standby.start(_seen, "word")
+        assert standby.result()[0] == "word"
+    with Standby():  # never given a call
         pass
+    _no_child_left()
+
+
+def test_a_standby_that_died_is_reported_and_the_next_call_is_made_here():
+    with Standby() as standby:
+        standby.start(os._exit, 3)
+        with pytest.raises(ForkedError, match="died"):
+            standby.result()
+        standby.start(_seen, "word")
+        assert standby.result()[1] == os.getpid()
     _no_child_left()
 
 
@@ -152,3 +170,13 @@ def test_a_process_forked_after_the_standby_does_not_hold_its_call_back():
     os.close(read)
     os.close(write)
     _no_child_left()
+
+
+def _niceness() -> int:
+    return os.nice(0)
+
+
+def test_a_standby_forked_nicer_gives_way_to_this_process():
+    with Standby(nice=5) as standby:
+        standby.start(_niceness)
+        assert standby.result() == min(os.nice(0) + 5, 19)

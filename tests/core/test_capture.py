@@ -6,8 +6,9 @@ import pytest
 
 from conftest import folder_hashes
 from pipeline.build import passes_for, plan_captures
-from pipeline.capture import capture_content, current_capture_ids, iter_sources, load_articles
+from pipeline.capture import capture_content, current_capture_ids, load_articles
 from pipeline.config import Config
+from pipeline.scan import iter_sources
 from pipeline.passes.registry import rounds
 from pipeline.store import open_store
 
@@ -128,23 +129,6 @@ def test_old_bytes_reuse_their_capture(make_wiki):
     assert conn.execute("SELECT COUNT(*) FROM captures").fetchone()[0] == 2
     assert conn.execute("SELECT COUNT(*) FROM capture_history").fetchone()[0] == 3
     assert current_capture_ids(conn) == first.new
-
-
-def test_hidden_and_excluded_files_are_skipped(make_wiki):
-    config = make_wiki({"a.md": GOOD, ".hidden/x.md": GOOD, "drafts/y.md": GOOD, "z.txt": "x", ".dot.md": GOOD})
-    assert iter_sources(config) == ["a.md", "drafts/y.md"]
-    excluded = Config(content_dir=config.content_dir, exclude=["drafts/*"])
-    assert iter_sources(excluded) == ["a.md"]
-
-
-def test_sources_are_sorted_and_symlinked_folders_not_followed(make_wiki, tmp_path):
-    config = make_wiki({"b/z.md": GOOD, "b/a.MD": GOOD, "a.markdown": GOOD, "b/c/d.md": GOOD, "b/folder.md/x.md": GOOD})
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "o.md").write_text(GOOD)
-    (config.content_dir / "linked").symlink_to(outside, target_is_directory=True)
-    (config.content_dir / "alias.md").symlink_to(config.content_dir / "a.markdown")
-    assert iter_sources(config) == ["a.markdown", "alias.md", "b/a.MD", "b/c/d.md", "b/folder.md/x.md", "b/z.md"]
 
 
 def test_capture_never_writes_the_content_folder(make_wiki):

@@ -1,0 +1,58 @@
+"""The scan: which Markdown files the content folder holds, and which of them a capture must read."""
+
+import os
+
+from pipeline.capture import capture_content
+from pipeline.config import Config
+from pipeline.scan import iter_sources, scan_sources
+from pipeline.store import db_path, open_store
+
+GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
+LONG_AGO = 1_000_000_000  # long before anything was hashed: the stats may vouch for a file of then
+
+
+def test_hidden_and_excluded_files_are_skipped(make_wiki):
+    config = make_wiki({"a.md": GOOD, ".hidden/x.md": GOOD, "drafts/y.md": GOOD, "z.txt": "x", ".dot.md": GOOD})
+    assert iter_sources(config) == ["a.md", "drafts/y.md"]
+    excluded = Config(content_dir=config.content_dir, exclude=["drafts/*"])
+    assert iter_sources(excluded) == ["a.md"]
+
+
+def test_sources_are_sorted_and_symlinked_folders_not_followed(make_wiki, tmp_path):
+    config = make_wiki({"b/z.md": GOOD, "b/a.MD": GOOD, "a.markdown": GOOD, "b/c/d.md": GOOD, "b/folder.md/x.md": GOOD})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.md").write_text(GOOD)
+    (config.content_dir / "linked").symlink_to(outside, target_is_directory=True)
+    (config.content_dir / "alias.md").symlink_to(config.content_dir / "a.markdown")
+    assert iter_sources(config) == ["a.markdown", "alias.md", "b/a.MD", "b/c/d.md", "b/folder.md/x.md", "b/z.md"]
+
+
+def _captured(make_wiki, files: dict[str, str]):
+    config = make_wiki(files)
+    for name in files:
+        os.utime(config.content_dir / name, (LONG_AGO, LONG_AGO))
+    conn = open_store(config.state_db)
+    capture_content(conn, config)
+    return config, conn
+
+
+def test_a_scan_reads_no_file_and_vouches_for_those_whose_stat_is_as_when_hashed(make_wiki):
+    config, conn = _captured(make_wiki, {"a.md": GOOD, "b.md": GOOD, "c.md": GOOD})
+    (config.content_dir / "b.md").write_text(GOOD.replace("Alpha", "Beta"))  # a new mtime
+    (config.content_dir / "d.md").write_text(GOOD)  # never hashed
+    scan = scan_sources(config, db_path(conn))
+    assert scan.paths == ["a.md", "b.md", "c.md", "d.md"] and list(scan.unvouched) == ["b.md", "d.md"]
+    assert scan_sources(config).unvouched.keys() == set(scan.paths)  # without a store, none is vouched for
+
+
+def test_a_capture_takes_the_scan_it_is_given_unless_another_capture_was_recorded_since(make_wiki):
+    config, conn = _captured(make_wiki, {"a.md": GOOD, "b.md": GOOD})
+    scan = scan_sources(config, db_path(conn))
+    (config.content_dir / "a.md").write_text(GOOD.replace("Alpha", "Omega"))  # not in the scan: not read
+    assert capture_content(conn, config, scanned=lambda: scan).new == []
+    (config.content_dir / "b.md").write_text(GOOD.replace("Alpha", "Beta"))
+    assert len(capture_content(conn, config).new) == 2  # a capture recorded since that scan
+    (config.content_dir / "a.md").write_text(GOOD)
+    report = capture_content(conn, config, scanned=lambda: scan)  # so it is made again
+    assert report.files == 2 and len(report.new) == 1
