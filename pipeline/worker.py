@@ -19,6 +19,7 @@ from typing import Callable, Container
 from pipeline import jsonio
 from pipeline.capture import load_articles
 from pipeline.config import Config
+from pipeline.contracts import COMPILED_CONTRACTS
 from pipeline.errors import UserError
 from pipeline.forks import ForkedError, fork_map
 from pipeline.passes.base import PassSpec, RetryableError
@@ -26,7 +27,7 @@ from pipeline.queue import (
     Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
 )  # fmt: skip
 from pipeline.spool import enqueue_all
-from pipeline.spool.events import edit_event
+from pipeline.spool.events import edit_event, keep_schema_in
 from pipeline.held import STORED
 from pipeline.results import resolve_stored
 from pipeline.store import db_path, open_store, rows_for_ids
@@ -152,6 +153,7 @@ class Worker:
         # One event per id, should two jobs of the batch propose the same edit.
         new = {o.event_id: o for o in outcomes if o.event_id and o.event_id not in sent}
         if new:
+            keep_schema_in(self.config.state_dir / COMPILED_CONTRACTS)  # not compiled again by each build
             enqueue_all([_edit_event(o, articles[o.job.capture_id]) for o in new.values()], self.config.spool_dir)
         return outcomes
 

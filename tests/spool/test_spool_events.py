@@ -109,3 +109,18 @@ def test_encode_is_one_line_and_round_trips(text, extra):
 def test_the_schema_documents_every_top_level_field():
     assert set(events.SCHEMA["properties"]) == {"event_id", "type", "created_at", "payload"}
     assert set(events.SCHEMA["required"]) == set(events.SCHEMA["properties"])
+
+
+def test_the_compiled_schema_is_kept_in_a_folder_and_loaded_back_from_it(tmp_path, monkeypatch):
+    from pipeline import contracts
+
+    monkeypatch.setattr(contracts, "_COMPILED", {})  # as in a new process
+    events.keep_schema_in(tmp_path)
+    kept = list(tmp_path.iterdir())
+    assert len(kept) == 1
+    monkeypatch.setattr(contracts, "_COMPILED", {})
+    monkeypatch.setattr(contracts, "_compile", lambda *args: pytest.fail("compiled again"))
+    events.keep_schema_in(tmp_path)  # loaded from the folder: not compiled again
+    with pytest.raises(EventError, match="event_id"):
+        prepare({"event_id": "", "type": "note.added", "payload": {}})
+    assert list(tmp_path.iterdir()) == kept
