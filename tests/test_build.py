@@ -207,7 +207,7 @@ def test_the_next_build_loads_the_contracts_a_build_compiled(make_wiki, monkeypa
     config = make_wiki(WIKI, search=False)
     monkeypatch.setattr(contracts, "_COMPILED", {})
     build(config, workers=1, site=True)
-    assert len(list((config.state_dir / contracts.COMPILED_CONTRACTS).iterdir())) == 8  # one per pass
+    assert len(list((config.state_dir / contracts.COMPILED_CONTRACTS).iterdir())) == 9  # a pass's each, and events'
     monkeypatch.setattr(contracts, "_COMPILED", {})  # as in a new process
     monkeypatch.setattr(fastjsonschema, "compile_to_code", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
     (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
