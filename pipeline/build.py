@@ -33,7 +33,9 @@ from pipeline.results import ResultFacts, stored_diagnostics
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
-from pipeline.stamp import diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of
+from pipeline.stamp import (
+    LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
+)
 from pipeline.scan import scan_sources
 from pipeline.store import db_path, open_store, store_identity
 from pipeline.worker import WorkerReport, run_plan
@@ -256,11 +258,7 @@ def build(
             stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
             last = load_last(config, kind, stamp, info) if reuse else None
             if last and (not site or (intact() and not search_pending(config))):
-                processed = ProcessReport(
-                    reused=last.jobs, diagnostics=last.diagnostics, unlisted_info=last.unlisted_info, skipped=True
-                )  # fmt: skip
-                rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
-                return BuildReport(captured, processed, time.perf_counter() - started, rendered)
+                return skipped(captured, last, site, time.perf_counter() - started)
             forget_last(config, kind)
             gathered = gather(conn, config.content_dir, captured.current)
             processed = process(conn, config, specs, count, progress, gathered, warm)
@@ -279,6 +277,15 @@ def build(
             progress.close()
             conn.close()
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
+
+
+def skipped(captured: CaptureReport, last: LastBuild, site: bool, seconds: float) -> BuildReport:
+    """The report of a build that had nothing to do: the last complete one's, every job reused."""
+    processed = ProcessReport(
+        reused=last.jobs, diagnostics=last.diagnostics, unlisted_info=last.unlisted_info, skipped=True
+    )  # fmt: skip
+    rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
+    return BuildReport(captured, processed, seconds, rendered)
 
 
 def site_counts(rendered: SiteReport) -> dict[str, int]:
