@@ -136,14 +136,19 @@ class Standby:
                 pass
 
     def result(self) -> Result:
+        """The call's result. A call that failed there, or whose process died, is made again here,
+        where what it raises is raised as itself (a missing folder is an error message, not another
+        process's traceback): a standby's calls are reads, and writes made whole again."""
         (function, args), self._call = self._call, None
-        if self._pid is None:  # never forked, or stopped
-            return function(*args)
-        payload = _received(self._results)
-        if payload is None:
-            self.stop()
-            raise ForkedError("the standby process died before sending its result")
-        return _opened(payload)
+        if self._pid is not None:
+            payload = _received(self._results)
+            if payload is None:  # the process died
+                self.stop()
+            else:
+                ok, value = pickle.loads(payload)
+                if ok:
+                    return value
+        return function(*args)
 
     def stop(self) -> None:
         """End the process (a call given and not asked for is dropped)."""

@@ -45,6 +45,17 @@ def test_on_two_workers_the_diagnostics_are_listed_beside_the_render_as_on_one(m
         assert quiet.unlisted_info == len(here) - len(without_info)
 
 
+def test_on_two_workers_a_missing_content_folder_is_an_error_message_not_a_crash(tmp_path):
+    import pytest
+
+    from pipeline.config import Config
+    from pipeline.errors import UserError
+
+    config = Config(content_dir=tmp_path / "gone", state_dir=tmp_path / "state", out_dir=tmp_path / "site")
+    with pytest.raises(UserError, match="gone: content folder not found"):  # the standby's scan, made again here
+        build(config, workers=2, site=True)
+
+
 def _outputs(report):
     paths = {a.capture_id: a.path for a in report.process.wiki.articles}
     results = report.process.wiki.results
