@@ -11,7 +11,8 @@ import functools
 import gc
 import sqlite3
 import time
-from contextlib import contextmanager
+from collections import Counter
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
@@ -28,7 +29,7 @@ from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
-from pipeline.plan_memo import Digests, PlanCache, code_digest, read_results
+from pipeline.plan_memo import PACK_FOUND, Digests, PlanCache, code_digest, read_results, settle_memos
 from pipeline.results import ResultFacts, stored_diagnostics
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
@@ -263,7 +264,7 @@ def build(
             gathered = gather(conn, config.content_dir, captured.current)
             processed = process(conn, config, specs, count, progress, gathered, warm)
             saved = diagnostics_path(config, kind) if not processed.failures else None
-            listing = list_diagnostics(processed, standby, stamp, saved, info)
+            listing = list_diagnostics(processed, standby, stamp, saved, info, unsettled(processed, specs))
             rendered = None
             if site:
                 rendered = render(
@@ -292,16 +293,26 @@ def site_counts(rendered: SiteReport) -> dict[str, int]:
     return {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files}
 
 
+def unsettled(processed: ProcessReport, specs: list[PassSpec]) -> list[tuple[str, int]]:
+    """(name, version) of the passes whose plan memo now lacks more result digests than the next plan
+    would rather look up than pack (`plan_memo.PACK_FOUND`): the memo was saved before the jobs it
+    names ran (a cold build's, every entry)."""
+    created = Counter(name for _, name in processed.created_jobs)
+    return [(spec.name, spec.version) for spec in specs if created[spec.name] > PACK_FOUND]
+
+
 def list_diagnostics(
-    processed: ProcessReport, standby: Standby, stamp: str, saved: Path | None, info: bool
+    processed: ProcessReport, standby: Standby, stamp: str, saved: Path | None, info: bool,
+    settle: list[tuple[str, int]] = (),
 ) -> Callable[[], tuple[list[Diagnostic], int]]:
     """Start listing the build's diagnostics, and saving them all at `saved` (when given) for a later build
     that may reuse them (`save_diagnostics`); the function returned gives them (`listed_for`: without
     `info`, those not info, and how many it left out).
 
     A `standby` forked lists them while this one renders: at 10,000 articles, 35,000 diagnostics
-    read from 14,000 results, sorted and saved took 0.1 s of an edit build. Else they are listed
-    here, from the outputs this process read too.
+    read from 14,000 results, sorted and saved took 0.1 s of an edit build. It then packs the memos
+    of the passes to `settle` (`plan_memo.settle_memos`), which the next build would pack otherwise.
+    Else they are listed here, from the outputs this process read too.
     """
     wiki, problems, failures = processed.wiki, processed.problems, processed.failures
     if not standby.forked:
@@ -311,13 +322,13 @@ def list_diagnostics(
         return lambda: listed_for(diagnostics, info)
     stored = [(outputs.db, outputs.reporting()) for outputs in wiki.results.values()]  # a build's: StoredOutputs
     paths = {article.capture_id: article.path for article in wiki.articles}
-    standby.start(_listed_stored, stored, paths, problems, failures, saved, stamp, info)
+    standby.start(_listed_stored, stored, paths, problems, failures, saved, stamp, info, settle)
     return lambda: _received(*standby.result())
 
 
 def _listed_stored(
     stored: list[tuple[str, list[tuple[int, int]]]], paths: dict[int, str], problems: list, failures: list,
-    saved: Path | None, stamp: str, info: bool,
+    saved: Path | None, stamp: str, info: bool, settle: list[tuple[str, int]],
 ) -> tuple[list[tuple], int]:
     """The standby's work (`list_diagnostics`): the diagnostics of the `stored` results (store, and the
     capture id and job id of each result that may report one), those listed as plain tuples."""
@@ -325,6 +336,9 @@ def _listed_stored(
     diagnostics = listed(reports, paths, problems, failures)
     if saved is not None:
         save_diagnostics(saved, stamp, diagnostics)
+    if settle and stored:
+        with closing(open_store(Path(stored[0][0]))) as conn:
+            settle_memos(conn, settle)
     shown, unlisted = listed_for(diagnostics, info)
     return list(map(tuple, shown)), unlisted
 

@@ -56,6 +56,25 @@ def test_on_two_workers_a_missing_content_folder_is_an_error_message_not_a_crash
         build(config, workers=2, site=True)
 
 
+def test_on_two_workers_a_cold_builds_memos_are_packed_with_their_results_digests(make_wiki, monkeypatch):
+    import pipeline.build as build_module
+    from pipeline import plan_memo
+
+    config = make_wiki(WIKI, search=False)
+    monkeypatch.setattr(build_module, "PACK_FOUND", 0)  # every pass that made a job (a 10k cold build: 13,000)
+    build(config, workers=2, site=True)
+    conn = open_store(config.state_db)
+    parts = [json.loads(entries) for (entries,) in conn.execute("SELECT entries FROM plan_memo")]
+    conn.close()
+    assert parts and all(None not in shas for _, _, _, shas, _ in parts)  # the standby packed them, digests and all
+    looked_up = []
+    lookup = plan_memo.result_digests
+    monkeypatch.setattr(plan_memo, "result_digests", lambda conn, jobs: looked_up.extend(jobs) or lookup(conn, jobs))
+    (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
+    build(config, workers=1, site=True)
+    assert looked_up == []  # the next build's memos needed no digest looked up
+
+
 def _outputs(report):
     paths = {a.capture_id: a.path for a in report.process.wiki.articles}
     results = report.process.wiki.results
