@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
+from pipeline.code import code_digest
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
 from pipeline.contracts import COMPILED_CONTRACTS
@@ -29,7 +30,7 @@ from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
 from pipeline.passes.registry import PassLoadError, load_passes, rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
-from pipeline.plan_memo import PACK_FOUND, Digests, PlanCache, code_digest, read_results, settle_memos
+from pipeline.plan_memo import PACK_FOUND, Digests, PlanCache, read_results, settle_memos
 from pipeline.results import ResultFacts, stored_diagnostics
 from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pipeline import jsonio
 from pipeline.forks import fork_map
 from pipeline.passes.base import Article, PassSpec, Wiki
+from pipeline.plan_kept import load_by_capture, load_kept, save_by_capture, save_kept
 from pipeline.plan_memo import (
-    Digests, PlanCache, lend_across, load_kept, load_memo, owns_of, result_digests, save_kept, save_memo, world_of,
+    Digests, PlanCache, lend_across, load_memo, owns_of, result_digests, save_memo, world_of,
 )
 from pipeline.results import ResultFacts, StoredOutputs, keep_mentions
 from pipeline.store import db_path, write
@@ -104,6 +105,8 @@ def plan_round(
             built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
             if built:
                 save_kept(conn, spec, lent.worlds[spec.name][0], built)
+            if spec.keeps_by_capture:
+                save_by_capture(conn, spec, wiki, lent.by_capture[spec.name], lent.current)
         existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.jobs = lent.jobs
@@ -161,6 +164,8 @@ class _Lent:
     jobs: dict[str, dict[int, int]] = field(default_factory=dict)  # pass -> capture id -> job id lent
     missed: dict[str, list[int]] = field(default_factory=dict)  # pass -> where its jobs not lent are in `articles`
     kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
+    by_capture: dict[str, dict[str, int]] = field(default_factory=dict)  # pass -> KEEP_BY_CAPTURE memo -> size loaded
+    current: set[int] = field(default_factory=set)  # the capture ids of `articles`
     touched: dict[str, dict] = field(default_factory=dict)  # pass -> what the last world's selects read (TOUCHES)
 
     def todo(self) -> list[tuple[Article, PassSpec]]:
@@ -200,8 +205,12 @@ def _lend(
 ) -> _Lent:
     lent = _Lent(specs, articles)
     ids = [article.capture_id for article in articles]
-    current = set(ids)
+    current = lent.current = set(ids)
     for spec in specs:
+        if spec.keeps_by_capture:  # before the world, which may read them (pairing's claims)
+            by_capture = load_by_capture(conn, spec, wiki)
+            wiki.lend(by_capture)
+            lent.by_capture[spec.name] = {key: len(values) for key, values in by_capture.items()}
         world = lent.worlds[spec.name] = world_of(spec, wiki, digests)
         memo, affected = load_memo(conn, spec, world[0], cache, results, current), set()
         if not memo:
@@ -214,14 +223,7 @@ def _lend(
         wiki.lend(kept)
         lent.kept[spec.name] = set(kept)
         owns = lent.owns[spec.name] = owns_of(spec, articles, wiki, digests)
-        jobs = lent.jobs[spec.name] = {}
-        missed = lent.missed[spec.name] = []
-        for at, (capture_id, own) in enumerate(zip(ids, owns)):  # 13,000 an edit at 10k: no call, no key made
-            hit = memo.get(capture_id)
-            if hit is not None and hit[0] == own and capture_id not in affected:
-                jobs[capture_id] = hit[1]
-            else:
-                missed.append(at)
+        lent.jobs[spec.name], lent.missed[spec.name] = memo.lend(ids, owns, affected)
     return lent
 
 

@@ -48,17 +48,15 @@ passes that say (`TOUCHES`).
 from __future__ import annotations
 
 import hashlib
-import pickle
 import sqlite3
-import sys
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import not_
-from pathlib import Path
+from operator import eq, not_
+from typing import Iterable
 
-import pipeline
 from pipeline import jsonio
 from pipeline.passes.base import WIKI_PARTS, Article, PassSpec, Wiki
+from pipeline.plan_kept import load_kept
 from pipeline.results import ResultFacts
 from pipeline.store import rows_for_ids, write
 
@@ -158,6 +156,41 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+class Memo:
+    """capture id -> (own digest, job id) of the last plans made in one world, held as two dicts.
+
+    Filled from a part's columns without a tuple for each entry, and matched against a plan's
+    own digests all at once (`lend`): an edit build at 10k matches 13,000 articles a pass.
+    """
+
+    __slots__ = ("owns", "jobs")
+
+    def __init__(self) -> None:
+        self.owns: dict[int, str] = {}
+        self.jobs: dict[int, int] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.jobs)
+
+    def add(self, captures: Iterable[int], owns: Iterable[str], jobs: Iterable[int]) -> None:
+        self.owns.update(zip(captures, owns))
+        self.jobs.update(zip(captures, jobs))
+
+    def entries(self, current: set[int] | None = None) -> list[tuple[int, str, int]]:
+        """(capture id, own digest, job id) of each entry, of the `current` captures only when given."""
+        owns, jobs = self.owns, self.jobs.items()
+        return [(capture, owns[capture], job) for capture, job in jobs if current is None or capture in current]
+
+    def lend(self, ids: list[int], owns: list[str], affected: set[int]) -> tuple[dict[int, int], list[int]]:
+        """(capture id -> job lent, the places in `ids` of the captures lent none): a capture whose own digest
+        (in `owns`, in the order of `ids`) is its entry's gets its job, unless it is `affected`."""
+        same = list(map(eq, map(self.owns.get, ids), owns))  # no entry: None, never an own digest
+        if affected:
+            same = [found and capture not in affected for found, capture in zip(same, ids)]
+        lent = list(compress(ids, same))
+        return dict(zip(lent, map(self.jobs.__getitem__, lent))), list(compress(range(len(ids)), map(not_, same)))
+
+
 @dataclass
 class PlanCache:
     """What a long-lived process (`serve`) keeps of the plan memo between builds of one store.
@@ -169,9 +202,9 @@ class PlanCache:
     not held: a select fills them with what it read of one build, which only pickling leaves out.)
     """
 
-    memos: dict[tuple[str, int], tuple[str, dict]] = field(default_factory=dict)  # pass -> (world, its memo)
+    memos: dict[tuple[str, int], tuple[str, Memo]] = field(default_factory=dict)  # pass -> (world, its memo)
 
-    def held(self, key: tuple[str, int], world: str) -> dict | None:
+    def held(self, key: tuple[str, int], world: str) -> Memo | None:
         """The memo of pass `key` held for `world` (None: none held, or one of another world)."""
         world_held, memo = self.memos.get(key, ("", None))
         return memo if world_held == world else None
@@ -181,16 +214,17 @@ class PlanCache:
         key = (spec.name, spec.version)
         held = None if fresh else self.held(key, world)
         if held is None:
-            held = {}
+            held = Memo()
             self.memos[key] = (world, held)
-        held.update((capture_id, (own, job)) for capture_id, own, job in entries)
+        if entries:
+            held.add(*zip(*entries))
 
 
 def load_memo(
     conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None,
     results: ResultFacts | None = None, current: set[int] | None = None,
-) -> dict[int, tuple[str, int]]:
-    """capture id -> (own digest, job id) of the last plans, when made in `world` (else nothing).
+) -> Memo:
+    """capture id -> (own digest, job id) of the last plans, when made in `world` (else none).
 
     `results` (job id -> (digest, reports)) gets the digest of each memo job's result, which the
     memo holds: the jobs a plan lends are those whose results the build then loads. Call it in a
@@ -200,7 +234,7 @@ def load_memo(
     key = (spec.name, spec.version)
     row = conn.execute("SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
     if row is None or row[0] != world:
-        return {}
+        return Memo()
     held = cache.held(key, world) if cache is not None else None
     if held is not None:
         return held
@@ -214,7 +248,7 @@ def load_memo(
 class Across:
     """What the last world lends a pass whose world changed (`lend_across`)."""
 
-    memo: dict[int, tuple[str, int]]  # capture id -> (own digest, job id), as `load_memo` gives it
+    memo: Memo  # as `load_memo` gives it
     affected: set[int]  # the captures whose selects may read something else now: none of their jobs is lent
     touched: dict[int, frozenset]  # capture id -> what its select read of the KEEP values (`TOUCHES`)
 
@@ -255,16 +289,16 @@ PACK_FOUND = 64
 
 def _read_memo(
     conn: sqlite3.Connection, key: tuple[str, int], results: dict, current: set[int] | None, pack: bool = False
-) -> dict:
+) -> Memo:
     parts = conn.execute(
         "SELECT entries FROM plan_memo WHERE pass_name = ? AND pass_version = ? ORDER BY part", key
     ).fetchall()
-    memo: dict[int, tuple[str, int]] = {}
+    memo = Memo()
     digests: dict[int, tuple] = {}  # job id -> (result digest or None, reports)
     pending: set[int] = set()  # the jobs saved without a result digest: planned before they ran, or failed
     for (entries,) in parts:
         captures, owns, jobs, shas, reports = jsonio.loads(entries)
-        memo.update(zip(captures, zip(owns, jobs)))
+        memo.add(captures, owns, jobs)
         digests.update(zip(jobs, zip(shas, reports)))
         pending.update(compress(jobs, map(not_, shas)))  # found without a call per job: 13,000 a part at 10k
     unknown = [job for job in pending if digests[job][0] is None]  # not known from a later part either
@@ -273,7 +307,7 @@ def _read_memo(
     if pack or len(parts) > MAX_PARTS or len(found) > PACK_FOUND:
         touched = load_touched(conn, key)
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
-        kept = [(capture, own, job) for capture, (own, job) in memo.items() if current is None or capture in current]
+        kept = memo.entries(current)
         if kept:
             _add_part(conn, key, kept, digests, touched)
     # Not a failed job (it has no result), nor one another process has yet to run.
@@ -353,60 +387,3 @@ def _add_part(
     with conn.blobopen("plan_memo", "entries", row) as blob:
         for start in range(0, len(data), BLOB_CHUNK):
             blob.write(data[start : start + BLOB_CHUNK])
-
-
-def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:
-    """memo key -> value of the KEEP memos `spec` built in `world`, by this code (else nothing)."""
-    rows = conn.execute(
-        "SELECT key, value FROM kept_memos WHERE pass_name = ? AND pass_version = ? AND world = ?",
-        (spec.name, spec.version, _kept_world(spec, world)),
-    )
-    kept = {}
-    for key, value in rows:
-        if key in spec.keeps:  # one the pass no longer keeps is not unpickled
-            try:
-                kept[key] = pickle.loads(value)
-            except Exception:  # a cache: what does not load is built again
-                continue
-    return kept
-
-
-def save_kept(conn: sqlite3.Connection, spec: PassSpec, world: str, values: dict) -> None:
-    """Keep `values` (memo key -> value built in `world`) in place of those of another world."""
-    stamp = _kept_world(spec, world)
-    conn.executemany(
-        "INSERT OR REPLACE INTO kept_memos VALUES (?, ?, ?, ?, ?)",
-        [(spec.name, spec.version, key, stamp, pickle.dumps(value, protocol=5)) for key, value in values.items()],
-    )
-
-
-def _kept_world(spec: PassSpec, world: str) -> str:
-    # A value pickled by other code may unpickle into an object this code misreads: the code is part of its world.
-    return _sha(f"{world}|{code_digest(spec.module)}")
-
-
-_CODE: dict[str, str] = {}  # module -> its digest; "" -> the package's
-_PACKAGE = Path(pipeline.__file__).resolve().parent
-
-
-def code_digest(module: str = "") -> str:
-    """sha256 of the source of the pipeline package, and of `module` too when it lives elsewhere (a wiki's
-    own pass). The package is read once a process, however many of its modules ask."""
-    if module not in _CODE:
-        _CODE[module] = _outside_digest(module) if module else _package_digest()
-    return _CODE[module]
-
-
-def _package_digest() -> str:
-    digest = hashlib.sha256()
-    for file in sorted(_PACKAGE.rglob("*.py")):
-        digest.update(file.read_bytes())
-    return digest.hexdigest()
-
-
-def _outside_digest(module: str) -> str:
-    own = getattr(sys.modules.get(module), "__file__", None)
-    if own is None or _PACKAGE in Path(own).resolve().parents:  # one of the package's: its source is in it
-        return code_digest()
-    return hashlib.sha256(code_digest().encode() + Path(own).read_bytes()).hexdigest()
-

@@ -26,6 +26,11 @@ A pass module declares:
 - optionally `KEEP`: keys of `wiki.memo` values (indexes) that its selects
   build from what READS names alone, and that pickle: a build whose world is
   the one a value was built in loads it instead of building it again.
+- optionally `KEEP_BY_CAPTURE`: keys of `wiki.memo` values that are dicts
+  of capture id -> what the pass derives from that capture alone and the
+  options (pairing's claims: the `paired_with` of each article), filled as
+  they are used: kept between builds whatever the world, so that an edit
+  derives the edited article's alone.
 - optionally, with KEEP, `AFFECTED(old, wiki, touched) -> capture ids | None`:
   when the world changed in what results and article paths give alone
   (options, data and facts as they were), the articles whose `select` may
@@ -219,5 +224,6 @@ class PassSpec:
     reads_own: tuple = ()  # READS_OWN: passes (or functions of article and wiki) select reads for the article only
     lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big fields no select reads itself, left in the store until used
     keeps: tuple[str, ...] = ()  # KEEP: memo keys of values built from READS alone, kept between builds
+    keeps_by_capture: tuple[str, ...] = ()  # KEEP_BY_CAPTURE: memo keys of dicts capture id -> what it alone gives
     affected: Callable[[dict, Wiki, Mapping[int, frozenset]], Iterable[int] | None] | None = None  # AFFECTED
     touches: Callable[[Article, Wiki], Iterable[str]] | None = None  # TOUCHES: what a select read of KEEP values

@@ -36,7 +36,7 @@ import re
 from datetime import datetime, timezone
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, diagnostic
-from pipeline.passes.pairing_index import Entry, Index, build_index, candidates, claims_of, reached
+from pipeline.passes.pairing_index import OWN_CLAIMS, Entry, Index, build_index, candidates, claims_of, reached
 from pipeline.text import frontmatter_line
 
 NAME = "pairing"
@@ -156,6 +156,7 @@ def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
 READS = ("options", "metadata", pairing_sources)
 READS_OWN = (pairing_evidence,)
 KEEP = (INDEX,)
+KEEP_BY_CAPTURE = (OWN_CLAIMS,)
 AFFECTED = affected
 
 

@@ -97,6 +97,7 @@ def spec_of(module: ModuleType, compiled_in: Path | None = None) -> PassSpec:
         reads_own=reads_own,
         lazy_fields=_names(module, "LAZY_FIELDS", where),
         keeps=_keeps(module, where),
+        keeps_by_capture=_memo_keys(module, "KEEP_BY_CAPTURE", where),
         **_delta(module, where),
     )
 
@@ -113,11 +114,16 @@ def _delta(module: ModuleType, where: str) -> dict:
 
 
 def _keeps(module: ModuleType, where: str) -> tuple[str, ...]:
-    value = getattr(module, "KEEP", ())
-    if isinstance(value, str) or not all(isinstance(item, str) and item for item in value):
-        raise PassLoadError(f"pass module {where}: KEEP must be a tuple of memo keys")
+    value = _memo_keys(module, "KEEP", where)
     if value and getattr(module, "READS", None) is None:
         raise PassLoadError(f"pass module {where}: KEEP needs READS (what the kept values are built from)")
+    return value
+
+
+def _memo_keys(module: ModuleType, attribute: str, where: str) -> tuple[str, ...]:
+    value = getattr(module, attribute, ())
+    if isinstance(value, str) or not all(isinstance(item, str) and item for item in value):
+        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of memo keys")
     return tuple(value)
 
 

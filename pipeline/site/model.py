@@ -8,6 +8,7 @@ history, redirects) are built from it in `pages.py`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -15,7 +16,7 @@ from typing import Callable, NamedTuple
 
 from pipeline.facts import Change
 from pipeline.passes.base import Article, Wiki
-from pipeline.site.seeds import Seed, Seeds, seed_key, seed_of
+from pipeline.site.seeds import Seed, Seeds, seed_keys, seed_of
 from pipeline.urls import article_url, history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
@@ -210,7 +211,8 @@ def build_model(
     results = [wiki.results.get(name, {}) for name in SEED_PASSES]
     articles = [a for a in wiki.articles if a.capture_id in metadata]
     keys = _seed_keys(results, articles)
-    made = {a.capture_id: _seed(a.capture_id, keys[a.path], results, seeds) for a in articles}
+    ids = [a.capture_id for a in articles]
+    made = dict(zip(ids, seeds.take([keys[a.path] for a in articles], lambda at: _seed(ids[at], results))))
     replaced = _replaced(articles, keys, made, seeds, last_keys or {})
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = {a.capture_id: _link_to(a.path, made[a.capture_id], default) for a in articles}
@@ -262,25 +264,29 @@ def _seeds_digest(articles: list[Article], seeds: dict[int, Seed]) -> str:
     return hashlib.sha256("\n".join(f"{a.path}:{seeds[a.capture_id].shared}" for a in articles).encode()).hexdigest()
 
 
-def _seed(capture_id: int, key: str | None, results: list, seeds: Seeds) -> Seed:
-    """The article's seed, known by `key` (the digests of its SEED_PASSES results), else made of their outputs."""
-    return seeds.get(key, lambda: seed_of(*(_read_once(outputs, capture_id) for outputs in results)))
+def _seed(capture_id: int, results: list) -> Seed:
+    """The article's seed, made of its SEED_PASSES outputs."""
+    return seed_of(*(_read_once(outputs, capture_id) for outputs in results))
 
 
 def _seed_keys(results: list, articles: list[Article]) -> dict[str, str | None]:
     """article path -> the digests of its results (`-`: none), as one key; None when one is held as
     plain data (tests). StoredOutputs know a result's digest without reading it."""
+    ids = [a.capture_id for a in articles]
     held = [outputs if hasattr(outputs, "digest") else None for outputs in results]  # StoredOutputs, else None
-    if any(stored is None and outputs for stored, outputs in zip(held, results)):
-        plain = [outputs for stored, outputs in zip(held, results) if stored is None]
-        return {a.path: None if any(a.capture_id in outputs for outputs in plain) else _key_of(held, a.capture_id)
-                for a in articles}  # fmt: skip
-    return {a.path: _key_of(held, a.capture_id) for a in articles}
+    keys = seed_keys(zip(*(_digests(stored, ids) for stored in held)))
+    plain = [outputs for stored, outputs in zip(held, results) if stored is None and outputs]
+    if plain:
+        keys = [None if any(cid in outputs for outputs in plain) else key for cid, key in zip(ids, keys)]
+    return dict(zip((a.path for a in articles), keys))
 
 
-def _key_of(held: list, capture_id: int) -> str:
-    return seed_key([stored.digest(capture_id) if stored is not None and capture_id in stored.jobs else "-"
-                     for stored in held])  # fmt: skip
+def _digests(stored, ids: list[int]) -> list[str]:
+    """The digest of the result of each capture of `ids` (`-`: none, or not stored)."""
+    if stored is None:
+        return ["-"] * len(ids)
+    jobs, facts = stored.jobs, stored.facts
+    return [facts[jobs[cid]][0] if cid in jobs else "-" for cid in ids]
 
 
 def _link_to(path: str, seed: Seed, default_language: str) -> Link:
@@ -304,23 +310,21 @@ class _Bodies:
     def __init__(self, wiki: Wiki) -> None:
         self.options = wiki.options
         self.html, self.citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
+        self.named = [_identity(outputs) for outputs in (self.html, self.citations)]  # asked of each of 13,000 pages
 
     def of(self, article: Article) -> PageBody:
-        html, citations, options = self.html, self.citations, self.options
-
-        def read() -> dict:
-            output = _read_once(html, article.capture_id) or fallback_html(article, options)
-            references = (_read_once(citations, article.capture_id) or {}).get("references", [])
-            return {
-                "html": output["html"], "references_html": output.get("references_html", ""),
-                "toc": output.get("toc", []),
-                "further_reading": [ref for ref in references if not ref["cited"] and ref["source"] != "list"],
-            }  # fmt: skip
-
-        if article.capture_id not in html:  # its html job failed: the body is rendered here, from the source
-            body = read()
+        if article.capture_id not in self.html:  # its html job failed: the body is rendered here, from the source
+            body = self.read(article)
             return PageBody(body, lambda: body)
-        return PageBody([_identity(html, article.capture_id), _identity(citations, article.capture_id)], read)
+        return PageBody([name(article.capture_id) for name in self.named], functools.partial(self.read, article))
+
+    def read(self, article: Article) -> dict:
+        output = _read_once(self.html, article.capture_id) or fallback_html(article, self.options)
+        references = (_read_once(self.citations, article.capture_id) or {}).get("references", [])
+        return {
+            "html": output["html"], "references_html": output.get("references_html", ""), "toc": output.get("toc", []),
+            "further_reading": [ref for ref in references if not ref["cited"] and ref["source"] != "list"],
+        }  # fmt: skip
 
 
 def _read_once(outputs, capture_id: int) -> dict | None:
@@ -331,12 +335,14 @@ def _read_once(outputs, capture_id: int) -> dict | None:
     return read(capture_id) if read is not None else outputs[capture_id]
 
 
-def _identity(outputs, capture_id: int):
-    """A result as a digest may name it: its store and job when it is stored, else itself (None: absent)."""
-    if capture_id not in outputs:
-        return None
+def _identity(outputs) -> Callable[[int], object]:
+    """capture id -> its result as a digest may name it: its store and job when it is stored, else itself (None:
+    absent)."""
     identity = getattr(outputs, "identity", None)  # StoredOutputs; plain results (tests) are named as they are
-    return identity(capture_id) if identity is not None else outputs[capture_id]
+    if identity is None:
+        return outputs.get
+    jobs = outputs.jobs
+    return lambda capture_id: identity(capture_id) if capture_id in jobs else None
 
 
 def fallback_html(article: Article, options: dict) -> dict:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from pipeline import jsonio
 
@@ -64,9 +64,10 @@ def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
     return seed._replace(shared=hashlib.sha256(jsonio.dumps(shown, sort_keys=True).encode()).hexdigest()[:32])
 
 
-def seed_key(digests: list[str]) -> str:
-    """The key of the seed of the outputs of these digests (128 bits of their sha256: a third of their length)."""
-    return hashlib.sha256("|".join(digests).encode()).hexdigest()[:32]
+def seed_keys(rows: Iterable[Iterable[str]]) -> list[str]:
+    """The key of the seed of each row of output digests (128 bits of their sha256: a third of their length)."""
+    sha256 = hashlib.sha256
+    return [sha256("|".join(digests).encode()).hexdigest()[:32] for digests in rows]
 
 
 class Seeds:
@@ -76,15 +77,19 @@ class Seeds:
         self.known = known or {}
         self.used: dict[str, Seed] = {}
 
-    def get(self, key: str | None, make) -> Seed:
-        """The seed known by `key` (None: outputs without digests, made each time), else `make()`'s."""
-        if key is None:
-            return make()
-        seed = self.used.get(key) or self.known.get(key)
-        if seed is None:
-            seed = make()
-        self.used[key] = seed
-        return seed
+    def take(self, keys: list[str | None], make: Callable[[int], Seed]) -> list[Seed]:
+        """The seed known by each key (None: outputs without digests, made each time), else `make(i)`'s (`i`: the
+        key's place). Looked up all at once: an edit build at 10k makes none of 13,000, and a call for each cost more."""
+        found = list(map(self.known.get, keys))
+        used = self.used
+        for at in [at for at, seed in enumerate(found) if seed is None]:
+            key = keys[at]
+            seed = used.get(key) if key is not None else None
+            found[at] = seed = seed if seed is not None else make(at)
+            if key is not None:
+                used[key] = seed
+        used.update((key, seed) for key, seed in zip(keys, found) if key is not None)
+        return found
 
     @property
     def changed(self) -> bool:

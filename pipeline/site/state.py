@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from pipeline import jsonio
-from pipeline.plan_memo import code_digest
+from pipeline.code import code_digest
 from pipeline.site.model import ArticlePage, Model
 
 OWN_LENGTH = 32  # hex digits of an own digest kept: 128 bits

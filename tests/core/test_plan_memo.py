@@ -10,7 +10,7 @@ import re
 import pytest
 
 from pipeline.build import Warm, build
-from pipeline import plan_memo
+from pipeline import code, plan_memo
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.store import open_store
 from tests.core.helpers import forget_plans, record_selects, results_by_path
@@ -262,7 +262,7 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
     build(config, workers=1)
     assert sorted(built) == ["_indexes", "_patched", "build_index"]  # the link index: the last world's, patched
     built.clear()
-    monkeypatch.setattr(plan_memo, "_CODE", {module: "other code" for module in plan_memo._CODE})
+    monkeypatch.setattr(code, "_CODE", {module: "other code" for module in code._CODE})
     (config.content_dir / "p1.md").write_text("---\ntitle: Page 1\n---\nSee [[p2]].\n")
     build(config, workers=1)
     assert sorted(built) == ["_build", "_indexes", "build_index"]  # kept by other code: not trusted
@@ -289,23 +289,6 @@ def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki,
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
     assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(lent)
-
-
-def test_the_code_digest_reads_the_package_once_and_a_pass_from_elsewhere_too(tmp_path, monkeypatch):
-    import importlib.util
-    import sys
-
-    monkeypatch.setattr(plan_memo, "_CODE", {})
-    package = plan_memo.code_digest()
-    assert plan_memo.code_digest("pipeline.passes.html") == plan_memo.code_digest("pipeline.site.state") == package
-    digests = []
-    for source in ("VALUE = 1\n", "VALUE = 2\n"):
-        (tmp_path / "own_pass.py").write_text(source)
-        spec = importlib.util.spec_from_file_location("own_pass", tmp_path / "own_pass.py")
-        monkeypatch.setitem(sys.modules, "own_pass", importlib.util.module_from_spec(spec))
-        plan_memo._CODE.pop("own_pass", None)
-        digests.append(plan_memo.code_digest("own_pass"))
-    assert package not in digests and digests[0] != digests[1]
 
 
 def test_what_articles_read_for_themselves_is_found_for_all_of_them_at_once(make_wiki, monkeypatch):

@@ -46,12 +46,12 @@ def test_a_theme_change_runs_the_build(make_wiki, tmp_path):
 
 
 def test_a_build_after_the_package_s_code_changed_runs(make_wiki, monkeypatch):
-    from pipeline import plan_memo
+    from pipeline import code
 
     config = make_wiki(FILES, search=False)
     build(config, workers=1, site=True)
     assert build(config, workers=1, site=True).process.skipped
-    monkeypatch.setitem(plan_memo._CODE, "", "another version's source")
+    monkeypatch.setitem(code._CODE, "", "another version's source")
     assert not build(config, workers=1, site=True).process.skipped
     assert build(config, workers=1, site=True).process.skipped
 

@@ -193,7 +193,7 @@ def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
     conn = open_store(tmp_path / "state.db")
     results = {}
     memo = load_memo(conn, SimpleNamespace(name="p", version=1), "world", results=results)
-    assert memo == {1: ("own-1", 1), 7: ("", 2), 9: ("own-9", 3)}
+    assert memo.entries() == [(1, "own-1", 1), (7, "", 2), (9, "own-9", 3)]
     # The digests of the results that exist (job 3 has none) are looked up, not lost.
     assert {job: sha for job, (sha, _) in results.items()} == {
         1: output_digest('{"a":1}'), 2: output_digest('{"b":2}')}  # fmt: skip

@@ -77,6 +77,14 @@ def test_kept_memos_are_named_and_need_reads():
             spec_of(_module(**bad))
 
 
+def test_memos_kept_by_capture_are_named():
+    assert spec_of(_module(KEEP_BY_CAPTURE=("example.own",))).keeps_by_capture == ("example.own",)
+    assert spec_of(_module()).keeps_by_capture == ()
+    for bad in ("example.own", ("",), (1,)):
+        with pytest.raises(PassLoadError, match="KEEP_BY_CAPTURE must be a tuple of memo keys"):
+            spec_of(_module(KEEP_BY_CAPTURE=bad))
+
+
 def test_affected_needs_kept_memos_and_touches_needs_affected():
     def affected(old, wiki, touched):
         return None

@@ -61,12 +61,12 @@ def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_pat
     path = tmp_path / SEEDS
     path.with_suffix(".json").write_text("{}")  # an earlier version's file
     seeds = Seeds()
-    seeds.get("k", lambda: SEED)
+    assert seeds.take(["k"], lambda at: SEED) == [SEED]
     assert seeds.changed
     save_seeds(path, seeds)
     assert not path.with_suffix(".json").exists()
     loaded = load_seeds(path)
-    assert loaded.known == {"k": SEED} and loaded.get("k", lambda: None) == SEED and not loaded.changed
+    assert loaded.known == {"k": SEED} and loaded.take(["k"], lambda at: None) == [SEED] and not loaded.changed
     fields = [[value] for value in SEED]
     path.write_bytes(pickle.dumps({"code": "other" + CODE, "keys": ["k"], "fields": fields}))
     assert load_seeds(path).known == {}
@@ -78,8 +78,11 @@ def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_pat
 
 def test_outputs_known_by_no_digest_make_their_seed_each_time():
     seeds, made = Seeds({"k": SEED}), []
-    assert seeds.get(None, lambda: made.append(1) or SEED) == SEED and seeds.get(None, lambda: made.append(1)) is None
-    assert made == [1, 1] and seeds.used == {}
+    other = SEED._replace(title="U")
+    # Made for each key unknown (once for a key met twice), each time for no key; found for a known key.
+    taken = seeds.take([None, "k", "new", None, "new"], lambda at: made.append(at) or (SEED if at == 0 else other))
+    assert taken == [SEED, SEED, other, other, other] and made == [0, 2, 3]
+    assert seeds.used == {"k": SEED, "new": other}
 
 
 def test_what_other_pages_show_of_a_seed_leaves_out_its_outdated_banner():
