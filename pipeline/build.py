@@ -22,17 +22,15 @@ from pipeline.capture import CaptureReport, capture_content, current_capture_ids
 from pipeline.code import code_digest
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
-from pipeline.contracts import COMPILED_CONTRACTS
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
 from pipeline.facts import Change, Facts, fact_sources, gather
 from pipeline.forks import Standby
 from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
-from pipeline.passes.registry import PassLoadError, load_passes, rounds
+from pipeline.passes.registry import rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import PACK_FOUND, Digests, PlanCache, read_results, settle_memos
 from pipeline.results import ResultFacts, stored_diagnostics
-from pipeline.errors import UserError
 from pipeline.site import SiteReport, search_pending, site_intact
 from pipeline.site.theme import theme_digest
 from pipeline.stamp import (
@@ -40,7 +38,7 @@ from pipeline.stamp import (
 )
 from pipeline.scan import scan_sources
 from pipeline.store import db_path, open_store, store_identity
-from pipeline.worker import WorkerReport, run_plan
+from pipeline.worker import WorkBeside, WorkerReport, passes_for, run_plan
 
 if TYPE_CHECKING:  # the search code loads with the page code, when a build renders
     from pipeline.site.search import BackgroundIndex
@@ -98,13 +96,6 @@ class BuildReport:
     site: SiteReport | None = None  # None when the build wrote no site (`check`)
 
 
-def passes_for(config: Config) -> list[PassSpec]:
-    try:
-        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, kept_in=config.state_dir)
-    except PassLoadError as exc:
-        raise UserError(str(exc)) from None
-
-
 # The options passes may read (through `select`, so they are part of fingerprints).
 PASS_OPTIONS = ("languages", "default_language", "autolink", "pairing", "pairing_key", "raw_html", "base_url")
 
@@ -126,9 +117,10 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
 
 def process(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT,
-    gathered: Facts | None = None, warm: Warm | None = None,
+    gathered: Facts | None = None, warm: Warm | None = None, beside: WorkBeside | None = None,
 ) -> ProcessReport:
-    """Plan and drain every round for the current captures (with `warm`, reading only what it lacks)."""
+    """Plan and drain every round for the current captures (with `warm`, reading only what it lacks; with
+    `beside`, the small rounds worked in the build's standby process)."""
     report = ProcessReport()
     gathered = gathered or gather(conn, config.content_dir)
     known = warm.open(conn) if warm is not None else None
@@ -159,7 +151,7 @@ def process(
         count = workers if len(plan.created) > 200 else 1
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         used.update(plan.job_ids())  # the build's jobs so far: the earlier rounds' have all ended
-        report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting))
+        report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting, beside=beside))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
         wiki.results.update(load_results(conn, plan, digests, lazy, facts, texts))
@@ -262,8 +254,10 @@ def build(
             if last and (not site or (intact() and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started)
             forget_last(config, kind)
+            beside = WorkBeside(standby, config)  # the standby loads the passes, to work the small rounds
             gathered = gather(conn, config.content_dir, captured.current)
-            processed = process(conn, config, specs, count, progress, gathered, warm)
+            processed = process(conn, config, specs, count, progress, gathered, warm, beside)
+            beside.settle()
             saved = diagnostics_path(config, kind) if not processed.failures else None
             listing = list_diagnostics(processed, standby, stamp, saved, info, unsettled(processed, specs))
             rendered = None

@@ -20,8 +20,6 @@ import re
 from pathlib import Path
 from typing import Callable
 
-import fastjsonschema
-
 COMPILED_CONTRACTS = "contracts-compiled"  # in the state folder
 Validator = Callable[[object], object]  # returns its argument; raises JsonSchemaValueException (a ValueError)
 
@@ -31,6 +29,8 @@ _ENTRY = re.compile(r"^def (\w+)\(", re.MULTILINE)  # the schema's own function 
 
 def compiled(schema: dict, folder: Path | None = None) -> Validator:
     """The validating function of `schema`, compiled once (raises JsonSchemaDefinitionException for a bad one)."""
+    import fastjsonschema  # here, not above: a build whose jobs run in another process validates nothing
+
     try:
         text = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):  # not JSON (a custom pass's): no digest names it, compiled each time
@@ -43,6 +43,8 @@ def compiled(schema: dict, folder: Path | None = None) -> Validator:
 
 
 def _compile(schema: dict, key: str, folder: Path | None) -> Validator:
+    import fastjsonschema
+
     source = fastjsonschema.compile_to_code(schema)
     name, code = _ENTRY.search(source).group(1), compile(source, f"<contract {key[:12]}>", "exec")
     if folder is not None:

@@ -21,8 +21,9 @@ from pipeline.capture import load_articles
 from pipeline.config import Config
 from pipeline.contracts import COMPILED_CONTRACTS
 from pipeline.errors import UserError
-from pipeline.forks import ForkedError, fork_map
+from pipeline.forks import ForkedError, Standby, fork_map
 from pipeline.passes.base import PassSpec, RetryableError
+from pipeline.passes.registry import PassLoadError, load_passes
 from pipeline.queue import (
     Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
 )  # fmt: skip
@@ -194,6 +195,55 @@ def _event_id(outcome: Outcome, article) -> str:
     return "edit-" + hashlib.sha256("|".join(map(str, identity)).encode()).hexdigest()[:32]
 
 
+def passes_for(config: Config) -> list[PassSpec]:
+    """The passes `config` names, loaded (their contracts compiled, or read from the state folder)."""
+    try:
+        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, kept_in=config.state_dir)
+    except PassLoadError as exc:
+        raise UserError(str(exc)) from None
+
+
+class WorkBeside:
+    """A build's small rounds worked by its standby process (`forks.Standby`), which loads the passes while this
+    one captures and plans: this process then neither imports markdown-it nor runs a pass (at 10k, an edit
+    build's 8 jobs). A round big enough for several workers, or a build without a forked standby, is worked
+    here (and in processes forked from here), as before.
+    """
+
+    def __init__(self, standby: Standby, config: Config) -> None:
+        self.standby, self.config = standby, config
+        self.loading = standby.forked  # the standby's call in flight is loading the passes
+        if self.loading:
+            standby.start(_passes_loaded, config)
+
+    def drain(self, specs: list[PassSpec], workers: int) -> WorkerReport:
+        """Work the queue until no job is eligible: in the standby (one worker), or here with `workers` processes."""
+        if workers > 1 or not self.standby.forked:
+            return run_workers(self.config, specs, workers)
+        self.settle()
+        self.standby.start(_work_beside, self.config)
+        return self.standby.result()
+
+    def settle(self) -> None:
+        """Let the standby end its loading of the passes, before it is given anything else."""
+        if self.loading:
+            self.loading = False
+            self.standby.result()
+
+
+_LOADED: list[tuple[Config, list[PassSpec]]] = []  # the passes of the last config loaded by `_passes_loaded`
+
+
+def _passes_loaded(config: Config) -> list[PassSpec]:
+    if not _LOADED or _LOADED[0][0] != config:
+        _LOADED[:] = [(config, passes_for(config))]
+    return _LOADED[0][1]
+
+
+def _work_beside(config: Config) -> WorkerReport:
+    return work(config, _passes_loaded(config))
+
+
 def work(config: Config, specs: list[PassSpec], *, once: bool = False) -> WorkerReport:
     """Run one worker in this process."""
     worker = Worker(config, specs)
@@ -209,12 +259,14 @@ HELD_POLL = 0.2  # seconds between looks at the jobs another process holds
 def run_plan(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, jobs: Container[int], *,
     waiting: Callable[[int], None] = lambda held: None, wait: Callable[[float], None] = time.sleep,
+    beside: WorkBeside | None = None,
 ) -> WorkerReport:
     """Run workers until every job of `jobs` has ended, here or in another live process that holds
     some (a preview rebuilding the same wiki): those are waited for, until they are done or their
     lease runs out and they are run here. A build never renders without a result a job still owes.
-    `waiting` hears how many jobs it waits for, each time that number changes."""
-    total = run_workers(config, specs, workers)
+    `waiting` hears how many jobs it waits for, each time that number changes. With `beside`, a round
+    for one worker is worked in the build's standby process."""
+    total = beside.drain(specs, workers) if beside is not None else run_workers(config, specs, workers)
     told = 0
     while leases := held_leases(conn, jobs):
         if len(leases) != told:

@@ -9,14 +9,12 @@ these parsers, so what a pass extracts is what the page shows.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.footnote import footnote_plugin
-from mdit_py_plugins.tasklists import tasklists_plugin
+from pipeline.markdown.skips import SKIPS
 
-from pipeline.markdown.headings import heading_ids_plugin
-from pipeline.markdown.skips import SKIPS, noting_skips
-from pipeline.markdown.wikilinks import wikilinks_plugin
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 @lru_cache(maxsize=16)
@@ -25,6 +23,16 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
 
     Callers must not change the returned parser; pass per-page data in `env`.
     """
+    # markdown-it loads with the first parser, not with the passes: a build's own process parses nothing when
+    # its jobs run beside it (worker.WorkBeside), and importing it was 50 ms of an edit build at 10k.
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    from pipeline.markdown.headings import heading_ids_plugin
+    from pipeline.markdown.skips import noting_skips
+    from pipeline.markdown.wikilinks import wikilinks_plugin
+
     md = MarkdownIt("commonmark", {"html": raw_html})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin).use(tasklists_plugin)

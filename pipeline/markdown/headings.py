@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import re
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
 
 from pipeline.text import heading_slug
 

@@ -11,7 +11,10 @@ links pass finds the prose from it, without scanning a paragraph again.
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 # Inline rules whose characters are prose; any other rule's are not.
 PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough"})

@@ -12,11 +12,13 @@ rendered whole by the html pass).
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
+from typing import TYPE_CHECKING
 
 from pipeline.held import HOLE
-from pipeline.markdown.wikilinks import anchor, page_href
+from pipeline.markdown.wikilinks import anchor, escape_html, page_href
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 
 class Slots:
@@ -45,6 +47,6 @@ def fills(slots: list[dict], options, env: dict) -> list[str]:
     """Each slot as `render_with_embeds` renders it with `env` (links, hrefs, lang): what fills its hole."""
     return [
         anchor(slot["link"], slot["inner"], options, env) if "link" in slot
-        else escapeHtml(page_href(slot["href"], options, env))
+        else escape_html(page_href(slot["href"], options, env))
         for slot in slots
     ]  # fmt: skip

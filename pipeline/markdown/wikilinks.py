@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
-
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from markdown_it.rules_block.table import table
-from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
+from typing import TYPE_CHECKING, Callable
 
 from pipeline.text import heading_slug
 from pipeline.urls import wanted_url
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
+    from markdown_it.rules_inline import StateInline
 
 LINK_TYPES = ("wikilink", "wikilink_embed")
 # Within a table row a `|` inside `[[...]]` separates target and label, not cells (as in Obsidian).
@@ -54,6 +53,8 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
     md.core.ruler.after("block", "wikilink_unmask", unmask_cells)
     md.core.ruler.after("inline", "wikilink_positions", wikilink_positions)
     md.core.ruler.push("wikilink_embed_blocks", embed_blocks)
+    from markdown_it.rules_block.table import table
+
     if "table" in md.block.ruler.get_all_rules():
         md.block.ruler.at("table", _masking_table(table), {"alt": ["paragraph", "reference"]})
     md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language}
@@ -261,8 +262,8 @@ def render_wikilink(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
     slots = (env or {}).get("slots")
     if slots is not None:
-        return slots.add({"link": {name: token.meta[name] for name in SLOT_FIELDS}, "inner": escapeHtml(token.content)})
-    return anchor(token.meta, escapeHtml(token.content), options, env or {})
+        return slots.add({"link": {name: token.meta[name] for name in SLOT_FIELDS}, "inner": escape_html(token.content)})
+    return anchor(token.meta, escape_html(token.content), options, env or {})
 
 
 def anchor(meta: dict, inner_html: str, options, env: dict) -> str:
@@ -281,8 +282,8 @@ def anchor(meta: dict, inner_html: str, options, env: dict) -> str:
     if entry.get("status") in ("fallback", "ambiguous"):
         classes += f" {entry['status']}"
     if entry.get("status") == "fallback" and entry.get("target_lang"):
-        extra = f' hreflang="{escapeHtml(entry["target_lang"])}"'
-    return f'<a href="{escapeHtml(href)}" class="{classes}"{extra}>{inner_html}</a>'
+        extra = f' hreflang="{escape_html(entry["target_lang"])}"'
+    return f'<a href="{escape_html(href)}" class="{classes}"{extra}>{inner_html}</a>'
 
 
 def _red_link(meta: dict, inner_html: str, settings: dict, entry: dict | None) -> str:
@@ -291,7 +292,7 @@ def _red_link(meta: dict, inner_html: str, settings: dict, entry: dict | None) -
     url = (entry or {}).get("url") or wanted_url(meta["target"] or "-", settings.get("lang", default), default)
     href = f"{settings.get('base_url', '')}{url}"
     title = f"{meta['target']} (page does not exist)"
-    return f'<a href="{escapeHtml(href)}" class="new" title="{escapeHtml(title)}">{inner_html}</a>'
+    return f'<a href="{escape_html(href)}" class="new" title="{escape_html(title)}">{inner_html}</a>'
 
 
 def render_embed(self, tokens, idx, options, env) -> str:
@@ -302,8 +303,8 @@ def render_embed(self, tokens, idx, options, env) -> str:
     key = embed_key(token.meta)
     html = (env.get("embeds") or {}).get(key)
     if html is None:
-        return f'<div class="embed missing">{anchor(token.meta, escapeHtml(token.content), options, env)}</div>\n'
-    return f'<div class="embed" data-target="{escapeHtml(key)}">\n{html}</div>\n'
+        return f'<div class="embed missing">{anchor(token.meta, escape_html(token.content), options, env)}</div>\n'
+    return f'<div class="embed" data-target="{escape_html(key)}">\n{html}</div>\n'
 
 
 # Transclusion ------------------------------------------------------------
@@ -366,4 +367,12 @@ def _embed_metas(tokens) -> list[dict]:
 
 
 def _note(message: str, kind: str) -> str:
-    return f'<p class="embed-{kind}">{escapeHtml(message)}</p>\n'
+    return f'<p class="embed-{kind}">{escape_html(message)}</p>\n'
+
+
+def escape_html(text: str) -> str:
+    """markdown-it's escaping of text in HTML (`&`, `<`, `>`, `"`), loaded with markdown-it: only a page rendered
+    uses it, and the build's own process renders none when its jobs run beside it."""
+    from markdown_it.common.utils import escapeHtml
+
+    return escapeHtml(text)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Container
-
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
-from markdown_it.rules_inline import StateInline
+from typing import TYPE_CHECKING, Container
 
 from pipeline.markdown import make_parser
 from pipeline.markdown.skips import PROSE_RULES, skipped
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
+    from markdown_it import MarkdownIt
 
 WIKILINK = re.compile(r"\[\[.*?\]\]")
 
@@ -79,6 +78,8 @@ def pieces_of(
 
 def block_tokens(md: MarkdownIt, body: str, env: dict) -> list:
     """Block tokens, without the inline parse (which `_skipped_spans` redoes with positions)."""
+    from markdown_it.rules_core import StateCore
+
     state = StateCore(body, md, env)
     for rule in md.core.ruler.__rules__:
         if rule.name == "inline":
@@ -94,6 +95,8 @@ def _skipped_spans(md: MarkdownIt, rules: list, content: str, env: dict) -> list
     The same loop as `ParserInline.tokenize`, at the top level only: what a
     link or code span contains is inside its own range anyway.
     """
+    from markdown_it.rules_inline import StateInline
+
     state = StateInline(content, md, env, [])
     spans = []
     while state.pos < state.posMax:

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import fastjsonschema
 
 from pipeline.contracts import compiled
 from pipeline.passes.base import WIKI_PARTS, PassSpec
@@ -157,6 +156,8 @@ class LazyValidator:
 
     def __call__(self, output):
         if self.compiled is None:
+            import fastjsonschema  # with the first contract compiled: a build's own process may validate nothing
+
             try:
                 self.compiled = compiled(self.contract, self.folder)
             except fastjsonschema.JsonSchemaDefinitionException as exc:  # fails the job, with this message

@@ -15,7 +15,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import fastjsonschema
 
 from pipeline.contracts import compiled
 from pipeline.errors import UserError
@@ -94,6 +93,8 @@ def now_iso() -> str:
 
 def validate(event: Any) -> dict:
     """Return the event if it matches the schema; raise EventError naming the problem."""
+    import fastjsonschema  # loaded by `_validator` already: its exceptions
+
     try:
         _validator()(event)
     except fastjsonschema.JsonSchemaException as exc:

@@ -212,3 +212,55 @@ def test_a_job_whose_holder_let_its_lease_run_out_is_run_by_the_build(held):
     config, specs, conn, job, ids = held(lease_seconds=0)
     report = run_plan(conn, config, specs, 1, ids, wait=lambda seconds: None)
     assert report.done == 2 and {row["status"] for row in _all_jobs(config)} == {"done"}
+
+
+def test_a_build_s_small_rounds_are_worked_beside_it_and_markdown_never_loads_here(make_wiki):
+    import subprocess
+    import sys
+
+    config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
+    script = textwrap.dedent(f"""
+        import sys
+        from pipeline.build import build
+        from pipeline.config import load_config
+        config = load_config(content={str(config.content_dir)!r}, state={str(config.state_dir)!r},
+                             out={str(config.out_dir)!r})
+        report = build(config, workers=2, site=True)
+        assert report.process.work.done == len(report.process.created_jobs) > 0, report.process.work
+        print(sorted(m for m in sys.modules if m.startswith(("markdown_it", "mdit_py_plugins"))))
+    """)  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=config.state_dir.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"  # the jobs ran in the standby; the pages are made of their results
+    assert '<a href="/b/" class="wikilink">b</a>' in (config.out_dir / "a" / "index.html").read_text()
+
+
+def _dies_beside(config):
+    """`worker._work_beside`, but a standby process (not the test's) dies as it is called."""
+    import os
+
+    from pipeline import worker
+
+    if os.getpid() != _TEST_PROCESS[0]:
+        os._exit(1)
+    _TEST_PROCESS.append("worked here")
+    return worker.work(config, worker._passes_loaded(config))
+
+
+_TEST_PROCESS: list = []  # the test's process id, then a note for each call made here
+
+
+def test_jobs_the_standby_died_working_are_worked_here(make_wiki, monkeypatch):
+    import os
+
+    from pipeline import worker
+
+    _TEST_PROCESS[:] = [os.getpid()]
+    monkeypatch.setattr(worker, "_work_beside", _dies_beside)
+    config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
+    cold = build(config, workers=2)  # small rounds: each given to the standby, which dies, and worked here
+    (config.content_dir / "a.md").write_text("# A\n\nLinks [[b]] twice: [[b]].\n")
+    edit = build(config, workers=2)
+    for report in (cold, edit):
+        assert report.process.work.done == len(report.process.created_jobs) > 0 and not report.process.failures
+    assert _TEST_PROCESS.count("worked here") >= 2  # a call a build, at least: the standby died at its first
