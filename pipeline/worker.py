@@ -214,7 +214,7 @@ class WorkBeside:
         self.standby, self.config = standby, config
         self.loading = standby.forked  # the standby's call in flight is loading the passes
         if self.loading:
-            standby.start(_passes_loaded, config)
+            standby.start(_ready, config)
 
     def drain(self, specs: list[PassSpec], workers: int) -> WorkerReport:
         """Work the queue until no job is eligible: in the standby (one worker), or here with `workers` processes."""
@@ -238,6 +238,15 @@ def _passes_loaded(config: Config) -> list[PassSpec]:
     if not _LOADED or _LOADED[0][0] != config:
         _LOADED[:] = [(config, passes_for(config))]
     return _LOADED[0][1]
+
+
+def _ready(config: Config) -> None:
+    """Load the passes, and markdown-it with the parsers their first jobs use (passes load it with a first parse)."""
+    from pipeline.markdown import make_parser
+
+    _passes_loaded(config)
+    for raw_html in {bool(config.raw_html), True}:  # the article's parse, and the prose's (raw HTML as HTML)
+        make_parser(raw_html=raw_html)
 
 
 def _work_beside(config: Config) -> WorkerReport:
