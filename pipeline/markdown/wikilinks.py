@@ -49,12 +49,12 @@ class Parts:
 
 def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: str = "en") -> None:
     """Add the `wikilink` inline rule, its position and table helpers, and its renderers."""
+    from markdown_it.rules_block.table import table  # markdown-it loads with the first parser
+
     md.inline.ruler.before("link", "wikilink", wikilink_rule)
     md.core.ruler.after("block", "wikilink_unmask", unmask_cells)
     md.core.ruler.after("inline", "wikilink_positions", wikilink_positions)
     md.core.ruler.push("wikilink_embed_blocks", embed_blocks)
-    from markdown_it.rules_block.table import table
-
     if "table" in md.block.ruler.get_all_rules():
         md.block.ruler.at("table", _masking_table(table), {"alt": ["paragraph", "reference"]})
     md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language}
