@@ -7,7 +7,7 @@
   from that capture alone and the options (pairing's claims), filled as
   they are used: kept with the options and the code whatever the world, so
   that after an edit only the edited article's entry is derived again.
-  They keep the entries of the current captures.
+  Kept again when they gained an entry, with the current captures' only.
 
 Both are caches, pickled: what does not load is built again.
 """
@@ -38,7 +38,9 @@ def load_by_capture(conn: sqlite3.Connection, spec: PassSpec, wiki: Wiki) -> dic
     return _load(conn, spec, _options_world(spec, wiki), spec.keeps_by_capture)
 
 
-def save_by_capture(conn: sqlite3.Connection, spec: PassSpec, wiki: Wiki, sizes: dict[str, int], current: set[int]):
+def save_by_capture(
+    conn: sqlite3.Connection, spec: PassSpec, wiki: Wiki, sizes: dict[str, int], current: set[int]
+) -> None:
     """Keep the KEEP_BY_CAPTURE dicts of `wiki` that grew from their `sizes` when loaded (memo key -> entries;
     none when not loaded), with the entries of the `current` captures only."""
     grown = {key: {capture: value for capture, value in values.items() if capture in current}

@@ -11,6 +11,7 @@ drain the same queue; SQLite's write lock and the claim tokens keep them apart;
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field, replace
@@ -206,23 +207,24 @@ def passes_for(config: Config) -> list[PassSpec]:
 class WorkBeside:
     """A build's small rounds worked by its standby process (`forks.Standby`), which loads the passes while this
     one captures and plans: this process then neither imports markdown-it nor runs a pass (at 10k, an edit
-    build's 8 jobs). A round big enough for several workers, or a build without a forked standby, is worked
-    here (and in processes forked from here), as before.
+    build's 8 jobs). A round big enough for several workers, a build without a forked standby, a standby
+    whose passes are not this process's (a wiki's own pass edited meanwhile) or that died, is worked here.
     """
 
     def __init__(self, standby: Standby, config: Config) -> None:
-        self.standby, self.config = standby, config
+        self.standby, self.config, self.home = standby, config, os.getpid()
         self.loading = standby.forked  # the standby's call in flight is loading the passes
         if self.loading:
-            standby.start(_ready, config)
+            standby.start(_ready, config, self.home)
 
     def drain(self, specs: list[PassSpec], workers: int) -> WorkerReport:
         """Work the queue until no job is eligible: in the standby (one worker), or here with `workers` processes."""
-        if workers > 1 or not self.standby.forked:
-            return run_workers(self.config, specs, workers)
-        self.settle()
-        self.standby.start(_work_beside, self.config)
-        return self.standby.result()
+        report = None
+        if workers == 1 and self.standby.forked:
+            self.settle()
+            self.standby.start(_work_beside, self.config, _identities(specs), self.home)
+            report = self.standby.result()
+        return report if report is not None else run_workers(self.config, specs, workers)
 
     def settle(self) -> None:
         """Let the standby end its loading of the passes, before it is given anything else."""
@@ -231,7 +233,11 @@ class WorkBeside:
             self.standby.result()
 
 
-_LOADED: list[tuple[Config, list[PassSpec]]] = []  # the passes of the last config loaded by `_passes_loaded`
+_LOADED: list[tuple[Config, list[PassSpec]]] = []  # a standby's passes, of the last config it loaded
+
+
+def _identities(specs: list[PassSpec]) -> list[tuple]:
+    return [(spec.name, spec.version, spec.contract_version, spec.module) for spec in specs]
 
 
 def _passes_loaded(config: Config) -> list[PassSpec]:
@@ -240,17 +246,25 @@ def _passes_loaded(config: Config) -> list[PassSpec]:
     return _LOADED[0][1]
 
 
-def _ready(config: Config) -> None:
-    """Load the passes, and markdown-it with the parsers their first jobs use (passes load it with a first parse)."""
+def _ready(config: Config, home: int) -> None:
+    """In the standby, load the passes, and markdown-it with the parsers of an article's parse and of its prose
+    (passes load it with a first parse). Made again in the build's process (`home`: the standby failed), nothing."""
+    if os.getpid() == home:
+        return
     from pipeline.markdown import make_parser
 
     _passes_loaded(config)
-    for raw_html in {bool(config.raw_html), True}:  # the article's parse, and the prose's (raw HTML as HTML)
+    for raw_html in {bool(config.raw_html), True}:
         make_parser(raw_html=raw_html)
 
 
-def _work_beside(config: Config) -> WorkerReport:
-    return work(config, _passes_loaded(config))
+def _work_beside(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:
+    """One worker in the standby, with the passes it loaded; None where it must not work: in the build's own
+    process (the call made again there: the standby failed), or with passes other than the build's."""
+    if os.getpid() == home:
+        return None
+    specs = _passes_loaded(config)
+    return work(config, specs) if _identities(specs) == identities else None
 
 
 def work(config: Config, specs: list[PassSpec], *, once: bool = False) -> WorkerReport:

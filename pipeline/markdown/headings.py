@@ -10,14 +10,13 @@ explicit id was already taken, `duplicate_of`.
 from __future__ import annotations
 
 import re
-
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+from pipeline.text import heading_slug
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
     from markdown_it import MarkdownIt
     from markdown_it.rules_core import StateCore
-
-from pipeline.text import heading_slug
 
 EXPLICIT_ID = re.compile(r"[ \t]*\{#([^\s{}#]+)\}[ \t]*$")
 EMPTY_SLUG = "section"

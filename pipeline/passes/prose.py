@@ -11,6 +11,7 @@ plugins, is skipped, and so is every `[[...]]` whatever the parser thinks.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Container
@@ -78,9 +79,7 @@ def pieces_of(
 
 def block_tokens(md: MarkdownIt, body: str, env: dict) -> list:
     """Block tokens, without the inline parse (which `_skipped_spans` redoes with positions)."""
-    from markdown_it.rules_core import StateCore
-
-    state = StateCore(body, md, env)
+    state = _states()[0](body, md, env)
     for rule in md.core.ruler.__rules__:
         if rule.name == "inline":
             break
@@ -95,9 +94,7 @@ def _skipped_spans(md: MarkdownIt, rules: list, content: str, env: dict) -> list
     The same loop as `ParserInline.tokenize`, at the top level only: what a
     link or code span contains is inside its own range anyway.
     """
-    from markdown_it.rules_inline import StateInline
-
-    state = StateInline(content, md, env, [])
+    state = _states()[1](content, md, env, [])
     spans = []
     while state.pos < state.posMax:
         start = state.pos
@@ -162,3 +159,13 @@ def _subtract(span: Span, skipped: list[Span]) -> list[Span]:
     if start < end:
         result.append((start, end))
     return result
+
+
+@functools.cache
+def _states() -> tuple[type, type]:
+    """markdown-it's core and inline parse states, found once (it loads with the first parser, not with the passes;
+    an import statement for each of an article's paragraphs cost 2 us each)."""
+    from markdown_it.rules_core import StateCore
+    from markdown_it.rules_inline import StateInline
+
+    return StateCore, StateInline

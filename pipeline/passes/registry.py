@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-
 from pipeline.contracts import compiled
 from pipeline.passes.base import WIKI_PARTS, PassSpec
 from pipeline.passes.plugins import declared_passes

@@ -15,7 +15,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-
 from pipeline.contracts import compiled
 from pipeline.errors import UserError
 

@@ -235,32 +235,67 @@ def test_a_build_s_small_rounds_are_worked_beside_it_and_markdown_never_loads_he
     assert '<a href="/b/" class="wikilink">b</a>' in (config.out_dir / "a" / "index.html").read_text()
 
 
-def _dies_beside(config):
-    """`worker._work_beside`, but a standby process (not the test's) dies as it is called."""
+def _attempts_by(config, outcome: str = "done") -> dict[str, int]:
+    """process id of a worker -> how many of its job attempts had `outcome`, over the store's history."""
+    conn = open_store(config.state_db)
+    sql = "SELECT worker, count(*) FROM job_attempts WHERE outcome = ? GROUP BY worker"
+    rows = conn.execute(sql, (outcome,)).fetchall()
+    conn.close()
+    return {worker.rpartition(":")[2]: count for worker, count in rows}
+
+
+def _dies_beside(config, identities, home):
+    """`worker._work_beside`, but the standby dies once it has claimed a batch; here (the call made again), None."""
     import os
 
     from pipeline import worker
 
-    if os.getpid() != _TEST_PROCESS[0]:
-        os._exit(1)
-    _TEST_PROCESS.append("worked here")
+    if os.getpid() == home:
+        return None
+    worker.Worker.process_batch = lambda *args, **kwargs: os._exit(1)
     return worker.work(config, worker._passes_loaded(config))
 
 
-_TEST_PROCESS: list = []  # the test's process id, then a note for each call made here
-
-
-def test_jobs_the_standby_died_working_are_worked_here(make_wiki, monkeypatch):
+def test_jobs_a_standby_died_holding_are_worked_here_at_once(make_wiki, monkeypatch):
     import os
 
     from pipeline import worker
 
-    _TEST_PROCESS[:] = [os.getpid()]
     monkeypatch.setattr(worker, "_work_beside", _dies_beside)
     config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
-    cold = build(config, workers=2)  # small rounds: each given to the standby, which dies, and worked here
+    cold = build(config, workers=2)  # small rounds: each given to the standby, which dies holding the first
     (config.content_dir / "a.md").write_text("# A\n\nLinks [[b]] twice: [[b]].\n")
     edit = build(config, workers=2)
     for report in (cold, edit):
         assert report.process.work.done == len(report.process.created_jobs) > 0 and not report.process.failures
-    assert _TEST_PROCESS.count("worked here") >= 2  # a call a build, at least: the standby died at its first
+        assert report.process.work.recovered > 0  # the dead standby's claim, taken back without waiting for its lease
+    assert set(_attempts_by(config)) == {str(os.getpid())}  # every job done here, none by a standby
+    assert len(_attempts_by(config, "recovered")) == 2  # each build's standby held a batch when it died
+
+
+def test_a_standby_whose_passes_are_not_the_build_s_works_nothing(make_wiki, monkeypatch):
+    import dataclasses
+    import os
+
+    from pipeline import worker
+
+    loaded, here = worker._passes_loaded, os.getpid()
+
+    def another_version(config):  # as if a wiki's own pass were edited between the two loadings
+        specs = loaded(config)
+        return specs if os.getpid() == here else [dataclasses.replace(spec, version=spec.version + 1) for spec in specs]
+
+    monkeypatch.setattr(worker, "_passes_loaded", another_version)
+    config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
+    report = build(config, workers=2)
+    assert report.process.work.done == len(report.process.created_jobs) > 0
+    assert set(_attempts_by(config)) == {str(here)}
+
+
+def test_a_build_s_standby_works_its_small_rounds(make_wiki):
+    import os
+
+    config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
+    report = build(config, workers=2)
+    assert report.process.work.done == len(report.process.created_jobs) > 0
+    assert str(os.getpid()) not in _attempts_by(config) and len(_attempts_by(config)) == 1
