@@ -23,6 +23,7 @@ from pipeline.config import Config
 from pipeline.contracts import COMPILED_CONTRACTS
 from pipeline.errors import UserError
 from pipeline.forks import ForkedError, Standby, fork_map
+from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
 from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.passes.registry import PassLoadError, load_passes
 from pipeline.queue import (
@@ -251,8 +252,6 @@ def _ready(config: Config, home: int) -> None:
     (passes load it with a first parse). Made again in the build's process (`home`: the standby failed), nothing."""
     if os.getpid() == home:
         return
-    from pipeline.markdown import make_parser
-
     _passes_loaded(config)
     for raw_html in {bool(config.raw_html), True}:
         make_parser(raw_html=raw_html)

@@ -210,9 +210,10 @@ def build_model(
     seeds = Seeds() if seeds is None else seeds
     results = [wiki.results.get(name, {}) for name in SEED_PASSES]
     articles = [a for a in wiki.articles if a.capture_id in metadata]
-    keys = _seed_keys(results, articles)
     ids = [a.capture_id for a in articles]
-    made = dict(zip(ids, seeds.take([keys[a.path] for a in articles], lambda at: _seed(ids[at], results))))
+    in_order = _seed_keys(results, ids)
+    keys = dict(zip((a.path for a in articles), in_order))
+    made = dict(zip(ids, seeds.take(in_order, lambda at: _seed(ids[at], results))))
     replaced = _replaced(articles, keys, made, seeds, last_keys or {})
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = {a.capture_id: _link_to(a.path, made[a.capture_id], default) for a in articles}
@@ -269,16 +270,15 @@ def _seed(capture_id: int, results: list) -> Seed:
     return seed_of(*(_read_once(outputs, capture_id) for outputs in results))
 
 
-def _seed_keys(results: list, articles: list[Article]) -> dict[str, str | None]:
-    """article path -> the digests of its results (`-`: none), as one key; None when one is held as
+def _seed_keys(results: list, ids: list[int]) -> list[str | None]:
+    """The digests of the results of each capture of `ids` (`-`: none), as one key; None when one is held as
     plain data (tests). StoredOutputs know a result's digest without reading it."""
-    ids = [a.capture_id for a in articles]
     held = [outputs if hasattr(outputs, "digest") else None for outputs in results]  # StoredOutputs, else None
     keys = seed_keys(zip(*(_digests(stored, ids) for stored in held)))
     plain = [outputs for stored, outputs in zip(held, results) if stored is None and outputs]
     if plain:
         keys = [None if any(cid in outputs for outputs in plain) else key for cid, key in zip(ids, keys)]
-    return dict(zip((a.path for a in articles), keys))
+    return keys
 
 
 def _digests(stored, ids: list[int]) -> list[str]:

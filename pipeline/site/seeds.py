@@ -88,7 +88,8 @@ class Seeds:
             found[at] = seed = seed if seed is not None else make(at)
             if key is not None:
                 used[key] = seed
-        used.update((key, seed) for key, seed in zip(keys, found) if key is not None)
+        used.update(zip(keys, found))
+        used.pop(None, None)  # the seeds of no key are made each time, never kept
         return found
 
     @property
