@@ -18,7 +18,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles
+from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles, read_ahead
 from pipeline.code import code_digest
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
@@ -118,14 +118,16 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
 def process(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT,
     gathered: Facts | None = None, warm: Warm | None = None, beside: WorkBeside | None = None,
+    read: dict[int, Article] | None = None,
 ) -> ProcessReport:
     """Plan and drain every round for the current captures (with `warm`, reading only what it lacks; with
-    `beside`, the small rounds worked in the build's standby process)."""
+    `beside`, the small rounds worked in the build's standby process; `read`: articles read ahead, by capture id)."""
     report = ProcessReport()
     gathered = gathered or gather(conn, config.content_dir)
     known = warm.open(conn) if warm is not None else None
     # Selects read few texts: they are left in the store.
-    articles = load_articles(conn, gathered.capture_ids, text=False, known=known and known.articles)
+    ahead = known.articles if known is not None else read
+    articles = load_articles(conn, gathered.capture_ids, text=False, known=ahead)
     wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
     report.problems = gathered.problems
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
@@ -248,6 +250,7 @@ def build(
             intact = functools.cache(checker.result) if checked else lambda: False
             specs = passes_for(config)
             kind = "build" if site else "check"
+            read = read_ahead(conn, standby.ready)  # the last build's articles, while the standby scans
             captured = capture_content(conn, config, workers=count, scanned=standby.result)
             stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
             last = load_last(config, kind, stamp, info) if reuse else None
@@ -256,7 +259,7 @@ def build(
             forget_last(config, kind)
             beside = WorkBeside(standby, config)  # the standby loads the passes, to work the small rounds
             gathered = gather(conn, config.content_dir, captured.current)
-            processed = process(conn, config, specs, count, progress, gathered, warm, beside)
+            processed = process(conn, config, specs, count, progress, gathered, warm, beside, read)
             beside.settle()
             saved = diagnostics_path(config, kind) if not processed.failures else None
             listing = list_diagnostics(processed, standby, stamp, saved, info, unsettled(processed, specs))

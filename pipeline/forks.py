@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import select
 import signal
 import sys
 import traceback
@@ -149,6 +150,13 @@ class Standby:
                 if ok:
                     return value
         return function(*args)
+
+    def ready(self) -> bool:
+        """Whether asking for the call's result now would not wait for the process (it has sent it, or died).
+        Without a process, or a call, True: nothing runs in the meantime."""
+        if self._pid is None or self._call is None:
+            return True
+        return bool(select.select([self._results], [], [], 0)[0])
 
     def stop(self) -> None:
         """End the process (a call given and not asked for is dropped)."""

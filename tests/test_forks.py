@@ -126,6 +126,24 @@ def test_a_standby_not_forked_makes_the_call_here_when_asked():
         assert standby.result()[1] == os.getpid()
 
 
+def test_a_standby_is_ready_once_its_call_has_sent_its_result_and_always_without_a_process():
+    before, after = os.pipe()  # made before the fork: the standby's call waits on it
+    try:
+        with Standby() as standby:
+            assert standby.ready()  # no call given: nothing to wait for
+            standby.start(os.read, before, 1)
+            assert not standby.ready()  # its call waits for the byte not yet written
+            os.write(after, b"x")
+            assert standby.result() == b"x" and standby.ready()
+        with Standby(forked=False) as here:
+            here.start(os.getpid)
+            assert here.ready() and here.result() == os.getpid()  # made here when asked: never waited for
+    finally:
+        os.close(before)
+        os.close(after)
+    _no_child_left()
+
+
 def test_a_standby_makes_its_calls_one_after_the_other_in_the_same_process():
     with Standby() as standby:
         standby.start(_seen, "first")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from pathlib import Path
 
+from pipeline import lifespan
 from pipeline.build import Warm, build
 from pipeline.commands.build import add_build_options, summary_line
 from pipeline.commands.check import report_diagnostics
@@ -26,7 +26,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    gc.enable()  # long-lived: each rebuild's cyclic garbage (its template environment) must be collected
+    lifespan.long_lived()  # each rebuild's cyclic garbage (its template environment) must be collected
     warm = Warm()  # what one build read, for the next: the preview rebuilds in this process
     search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import json
 import signal
 import sys
@@ -12,6 +11,7 @@ import threading
 from dataclasses import asdict
 from typing import Callable, TextIO
 
+from pipeline import lifespan
 from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.errors import UserError
 from pipeline.spool import SCHEMA, EventError, enqueue
@@ -113,7 +113,7 @@ def _json_line(line: str):
 
 
 def run_drain(args: argparse.Namespace) -> int:
-    gc.enable()  # it may run for days: its cyclic garbage must be collected (`cli.entry` turned it off)
+    lifespan.long_lived()  # it may run for days: its cyclic garbage must be collected (`cli.entry` turned it off)
     options = DrainOptions.from_config(config_from(args), lease=args.lease, interval=args.interval)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):  # finish the event at hand, then stop

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
+from pipeline.passes.sharded import Sharded
 from pipeline.text import lookup_key
 from pipeline.urls import article_url
 from pipeline.source import name_lang_slug
@@ -47,11 +48,12 @@ class LinkIndex:
 
     default_language: str
     headings_of: Callable[[str], list[str]] | None  # path -> the page's heading ids, asked for link targets only
-    groups: dict[str, list[Page]] = field(default_factory=dict)
-    tables: dict[str, dict[str, set[str] | tuple[str, ...]]] = field(default_factory=dict)  # sets; tuples once kept
+    # Dicts; once kept (unpickled), the big ones are `Sharded` (read-only), and each key's groups a tuple.
+    groups: Mapping[str, list[Page]] = field(default_factory=dict)
+    tables: dict[str, Mapping[str, set[str] | tuple[str, ...]]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
-    files: dict[str, Page] = field(default_factory=dict)
-    sources: dict[str, object] = field(default_factory=dict)  # path -> digest of the record its page was made from
+    files: Mapping[str, Page] = field(default_factory=dict)
+    sources: Mapping[str, object] = field(default_factory=dict)  # path -> digest of the record its page was made from
     partners: dict[str, str] = field(default_factory=dict)  # path -> the file its `paired_with` names
     memo: dict[tuple, dict] = field(default_factory=dict)
     reads: dict[tuple, frozenset[str]] = field(default_factory=dict)  # memo key -> what its answer read
@@ -60,10 +62,13 @@ class LinkIndex:
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) without what belongs to one build (its heading reader and
         answers), each key's groups as a sorted tuple: a kept index is only read, and 56,000 tuples
-        load three times faster than sets (a tenth of a second of an edit build at 10k)."""
-        tables = {name: {key: tuple(sorted(groups)) for key, groups in table.items()}
+        load three times faster than sets (a tenth of a second of an edit build at 10k). Its big
+        dicts are kept `Sharded`: an edit build's few selects read a few dozen of their keys."""
+        tables = {name: Sharded.of({key: tuple(sorted(groups)) for key, groups in table.items()})
                   for name, table in self.tables.items()}  # fmt: skip
-        return {**self.__dict__, "tables": tables, "headings_of": None, "memo": {}, "reads": {}, "reading": None}
+        shards = {name: Sharded.of(getattr(self, name)) for name in ("groups", "files", "sources")}
+        return {**self.__dict__, **shards, "tables": tables, "headings_of": None, "memo": {}, "reads": {},
+                "reading": None}  # fmt: skip
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
@@ -262,8 +267,9 @@ def patch_index(
     came, went = sources.keys() - old.sources.keys(), old.sources.keys() - sources.keys()
     redo = {path for path, digest in sources.items() if old.sources.get(path) != digest} | went
     redo |= {path for path, other in old.partners.items() if other in came or other in went}
-    index = LinkIndex(old.default_language, headings_of, dict(old.groups), {n: dict(t) for n, t in old.tables.items()},
-                      old.redirects, dict(old.files), dict(sources), dict(old.partners))  # fmt: skip
+    tables = {name: dict(table.items()) for name, table in old.tables.items()}  # items: a Sharded's, shard by shard
+    index = LinkIndex(old.default_language, headings_of, dict(old.groups.items()), tables, old.redirects,
+                      dict(old.files.items()), dict(sources), dict(old.partners))  # fmt: skip
     regrouped = set()
     for path in redo:
         index.partners.pop(path, None)

@@ -139,10 +139,11 @@ def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_co
     tmp_path, monkeypatch
 ):
     import gc
+    import weakref
     from contextlib import contextmanager
     from types import SimpleNamespace
 
-    from pipeline import cli
+    from pipeline import cli, lifespan
     from pipeline.commands import serve, spool
 
     seen = []
@@ -158,9 +159,26 @@ def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_co
     try:
         cli.entry()
         assert seen == [False, 0]  # main ran with the collector off, then the process exited
+        left = weakref.ref(_left_behind())
+        assert left() is not None  # what a build was done with is held for the exit to drop
         assert main(["serve", "--content", str(tmp_path), "--state", str(tmp_path / "state")]) == 0
+        assert left() is None  # a long-lived command frees it, as what is left from then on
+        later = weakref.ref(_left_behind())
+        assert later() is None
         gc.disable()
         assert main(["spool", "drain", "--once", "--state", str(tmp_path / "state")]) == 0
         assert seen[2:] == [True, True]  # each long-lived command turned it back on
     finally:
-        gc.enable()
+        lifespan.long_lived()
+
+
+def _left_behind():
+    """A value a step of a build is done with, left (`lifespan.leave`); returned as the step would drop it."""
+    from pipeline import lifespan
+
+    class Model:
+        pass
+
+    model = Model()
+    lifespan.leave(model)
+    return model

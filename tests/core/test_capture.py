@@ -6,7 +6,8 @@ import pytest
 
 from conftest import folder_hashes
 from pipeline.build import passes_for, plan_captures
-from pipeline.capture import capture_content, current_capture_ids, load_articles
+from pipeline import capture
+from pipeline.capture import capture_content, current_capture_ids, load_articles, read_ahead
 from pipeline.config import Config
 from pipeline.scan import iter_sources
 from pipeline.passes.registry import rounds
@@ -65,6 +66,21 @@ def test_articles_without_their_text_are_read_from_the_covering_index_alone(make
     assert "COVERING INDEX captures_fields" in plan  # not the table, whose rows hold the bytes
     assert article.frontmatter == {"title": "Alpha", "categories": ["X"]} and article.body_line == 5
     assert article.body.startswith("Body. Body.")
+
+
+def test_read_ahead_reads_the_current_captures_a_chunk_at_a_time_until_told_to_stop(make_wiki, monkeypatch):
+    config = make_wiki({f"{name}.md": f"---\ntitle: {name}\n---\nBody.\n" for name in "abcde"})
+    conn, _ = _capture(config)
+    (config.content_dir / "e.md").unlink()
+    capture_content(conn, config)  # a removal: e is no longer current
+    ids = current_capture_ids(conn)
+    read = read_ahead(conn, lambda: False)
+    assert sorted(read) == sorted(ids) and [read[i].path for i in ids] == ["a.md", "b.md", "c.md", "d.md"]
+    assert load_articles(conn, ids, text=False, known=dict(read)) == [read[i] for i in ids]  # taken as read
+    assert read_ahead(conn, lambda: True) == {}  # told to stop before reading any
+    monkeypatch.setattr(capture, "READ_AHEAD_CHUNK", 3)
+    looks = []
+    assert len(read_ahead(conn, lambda: looks.append(1) or len(looks) > 2)) == 3  # stopped after its first chunk
 
 
 def test_language_from_frontmatter_then_suffix_then_default(make_wiki):

@@ -44,3 +44,16 @@ def test_a_patched_index_is_the_index_built_from_the_records_now(seed):
     patched = patch_index(old, sources, now.__getitem__, lambda path: [])
     assert _plain(patched) == _plain(_built(now))
     assert _plain(old) == kept  # the kept index is compared with the new one: patching leaves it alone
+
+
+def test_a_kept_index_answers_as_built_reading_a_few_of_its_shards():
+    records = [{"path": f"p{n}.md", "slug": f"p{n}", "title": f"Page {n}", "aliases": [f"Alias {n}"], "lang": "en",
+                "paired_with": None} for n in range(2000)]  # fmt: skip
+    built = build_index(records, {}, "en", lambda path: [])
+    kept = pickle.loads(pickle.dumps(built))
+    kept.headings_of = lambda path: []
+    questions = [("p7", "en", "", False), ("Alias 12", "en", "", False), ("page 1999", "en", "", False)]
+    assert [kept.resolve(*question) for question in questions] == [built.resolve(*question) for question in questions]
+    big = [kept.groups, kept.files, *kept.tables.values()]
+    opened = sum(len(mapping._opened) - mapping._opened.count(None) for mapping in big)
+    assert opened <= 3 * 6 and opened < sum(len(mapping._opened) for mapping in big) / 50

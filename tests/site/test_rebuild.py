@@ -174,3 +174,23 @@ def test_a_build_stopped_while_writing_leaves_the_search_index_to_be_made_again(
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
     _stopped(config, monkeypatch, search=True)
     assert search_pending(dataclasses.replace(config, search=True))
+
+
+def test_a_short_lived_process_leaves_the_site_model_to_its_exit_and_a_long_lived_one_frees_it(site):
+    import weakref
+
+    from pipeline import lifespan
+    from pipeline.site.model import Model
+
+    config, _ = site
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
+    try:
+        lifespan.short_lived()
+        build_site(config)
+        [model] = [value for values in lifespan._held for value in values if isinstance(value, Model)]
+        left = weakref.ref(model)
+        del model
+        assert left() is not None and "beta.md" in {page.path for page in left().articles}  # held: the exit drops it
+    finally:
+        lifespan.long_lived()
+    assert left() is None

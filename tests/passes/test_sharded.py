@@ -1,0 +1,34 @@
+"""A Sharded mapping: the dict it was made of, read a shard at a time once unpickled."""
+
+import pickle
+
+from pipeline.passes.sharded import Sharded
+
+WORDS = {f"key-{number}": [number, f"value {number}"] for number in range(500)}
+
+
+def _kept(mapping: dict, shards: int = 64) -> Sharded:
+    return pickle.loads(pickle.dumps(Sharded.of(mapping, shards)))
+
+
+def test_a_sharded_dict_reads_as_the_dict_it_was_made_of():
+    kept = _kept(WORDS)
+    assert len(kept) == len(WORDS) and kept == WORDS and dict(kept.items()) == WORDS
+    assert sorted(kept) == sorted(WORDS) and set(kept.keys()) == WORDS.keys()
+    assert kept["key-7"] == [7, "value 7"] and kept.get("key-8") == [8, "value 8"] and kept.get("nope", 0) == 0
+    assert "key-9" in kept and "nope" not in kept and 9 not in kept  # keys are strings
+
+
+def test_a_lookup_unpickles_only_the_shard_its_key_falls_in():
+    kept = _kept(WORDS)
+    assert kept._opened.count(None) == 64  # unpickled as bytes alone
+    assert kept["key-1"] and "key-2" in kept and kept.get("nope") is None
+    assert 1 <= 64 - kept._opened.count(None) <= 3
+    assert dict(kept.items()) == WORDS and kept._opened.count(None) == 0  # read whole: every shard, once
+
+
+def test_sharding_a_sharded_dict_keeps_it_and_an_empty_one_reads_as_empty():
+    kept = _kept(WORDS)
+    assert Sharded.of(kept) is kept and _kept(kept) == WORDS
+    empty = _kept({})
+    assert len(empty) == 0 and empty == {} and list(empty) == [] and "x" not in empty
