@@ -19,6 +19,7 @@ from typing import NamedTuple
 import yaml
 
 from pipeline.capture import current_capture_ids
+from pipeline.records import made
 from pipeline.store import plain_rows
 
 DATA_FILES = ("redirects", "categories", "citations")
@@ -116,7 +117,7 @@ def capture_log(conn: sqlite3.Connection) -> list[Change]:
         """SELECT h.path, h.observed_at, c.sha256, c.kind, h.git_commit FROM capture_history h
            JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id ORDER BY h.id"""
     )
-    return list(map(Change._make, rows))
+    return list(made(Change, rows))
 
 
 def history_of(log: list[Change]) -> dict[str, list[tuple[str, str]]]:

@@ -27,6 +27,7 @@ from pipeline import jsonio
 from pipeline.config import Config
 from pipeline.diagnostics import Diagnostic
 from pipeline.passes.base import PassSpec
+from pipeline.records import made
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,9 @@ def load_last(config: Config, kind: str, stamp: str, info: bool = True) -> LastB
             return None
         rows = kept["rows"]
         listed = rows if info else [row for row in rows if row[3] != "info"]
-        diagnostics = list(map(Diagnostic._make, listed))
+        if set(map(len, listed)) - {len(Diagnostic._fields)}:  # another version's rows
+            return None
+        diagnostics = list(made(Diagnostic, listed))
         return LastBuild(stamp, record["jobs"], diagnostics, record["site"], len(rows) - len(listed))
     except (OSError, ValueError, KeyError, TypeError):
         return None

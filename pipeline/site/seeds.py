@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterable, NamedTuple
 
 from pipeline import jsonio
+from pipeline.records import made
 
 LINKED = ("ok", "fallback")  # link statuses that reach a page (the others are red or ambiguous)
 
@@ -105,7 +106,8 @@ def load_seeds(path: Path) -> Seeds:
     """The seeds kept at `path` by this code (none when the file is missing, unreadable or another code's)."""
     try:
         kept = pickle.loads(path.read_bytes())
-        known = dict(zip(kept["keys"], map(Seed._make, zip(*kept["fields"])))) if kept.get("code") == CODE else {}
+        whole = kept.get("code") == CODE and len(kept["fields"]) == len(Seed._fields)  # a field a seed: a list each
+        known = dict(zip(kept["keys"], made(Seed, zip(*kept["fields"])))) if whole else {}
     except Exception:  # a cache (missing, torn, of another version): what does not load is made again
         known = {}
     return Seeds(known)

@@ -142,3 +142,6 @@ def test_the_kept_diagnostics_load_back_as_they_were(tmp_path):
     stamp.save_last(config, "build", "s1", 4, {"pages": 2})
     assert stamp.load_last(config, "build", "s1") == stamp.LastBuild("s1", 4, diagnostics, {"pages": 2})
     assert stamp.load_last(config, "build", "s2") is None and stamp.load_last(config, "check", "s1") is None
+    path = stamp.diagnostics_path(config, "build")
+    path.write_text(json.dumps({"stamp": "s1", "rows": [["a.md", 3, 7, "warning", "broken-link"]]}))  # a field short
+    assert stamp.load_last(config, "build", "s1") is None  # another version's rows: the build runs
