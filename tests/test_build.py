@@ -229,6 +229,20 @@ def test_a_command_line_build_lets_go_of_the_outputs_it_read_and_a_warm_one_keep
     assert _held(warm)["links"] == 3  # what the selects read (b's, and a's and a.es's: they link to b), kept
 
 
+def test_a_command_line_build_gives_freed_memory_back_before_forking_workers_only(make_wiki, monkeypatch):
+    from pipeline import build as build_module
+
+    files = {f"p{n}.md": f"---\ntitle: Page {n}\n---\nText {n}.\n" for n in range(60)}  # 240 jobs in round one
+    config = make_wiki(files, search=False)
+    given = []
+    monkeypatch.setattr(build_module, "give_back_memory", lambda: given.append(1))
+    build(config, workers=2, site=True)
+    assert given == [1]  # before the workers of the one round more than one process works
+    (config.content_dir / "p7.md").write_text(files["p7.md"] + "Edited.\n")
+    build(config, workers=2, site=True)
+    assert given == [1]  # an edit's rounds are small: what was freed is used again, not faulted in anew
+
+
 def test_the_next_build_loads_the_contracts_a_build_compiled(make_wiki, monkeypatch):
     import fastjsonschema
 
