@@ -295,12 +295,14 @@ def _link_to(path: str, seed: Seed, default_language: str) -> Link:
 
 def _page(article: Article, seed: Seed, url: str, body: PageBody, passes: list, backlinks: LinksHere,
           updated: str | None) -> ArticlePage:  # fmt: skip
-    """`passes`: (pass, version) of each result the page shows. Its body is decoded if it is rendered."""
+    """`passes`: (pass, version) of each result the page shows. Its body is decoded if it is rendered.
+
+    The fields in their order, not by name: 13,000 pages made with seventeen keywords took 75 ms at 10k,
+    against 35. The seed's lists are the page's (neither changes them)."""
     return ArticlePage(
-        path=article.path, capture_id=article.capture_id, lang=seed.lang, url=url, title=seed.title,
-        short_description=seed.short_description, body=body, backlinks=backlinks,
-        aliases=list(seed.aliases), category_names=list(seed.categories), pair_paths=list(seed.pair_paths),
-        outdated=seed.outdated, updated=updated, capture=article.sha256, passes=passes, draft=seed.draft,
+        article.path, article.capture_id, seed.lang, url, seed.title, seed.short_description, body, backlinks,
+        seed.aliases, seed.categories, seed.outdated, updated, article.sha256, passes,  # the fields without defaults
+        seed.draft, [], seed.pair_paths, [],  # draft, translations, pair_paths, categories
     )  # fmt: skip
 
 
@@ -316,7 +318,8 @@ class _Bodies:
         if article.capture_id not in self.html:  # its html job failed: the body is rendered here, from the source
             body = self.read(article)
             return PageBody(body, lambda: body)
-        return PageBody([name(article.capture_id) for name in self.named], functools.partial(self.read, article))
+        html, citations, capture_id = *self.named, article.capture_id  # not a comprehension: a call of its own
+        return PageBody([html(capture_id), citations(capture_id)], functools.partial(self.read, article))
 
     def read(self, article: Article) -> dict:
         output = _read_once(self.html, article.capture_id) or fallback_html(article, self.options)

@@ -76,6 +76,19 @@ def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_pat
     assert load_seeds(tmp_path / "missing.json").known == {}
 
 
+def test_kept_seeds_read_back_each_string_they_share_as_one(tmp_path):
+    path = tmp_path / SEEDS
+    seeds = Seeds()
+    made = lambda: "".join(["guides/", "setup.md"])  # noqa: E731 (a new string each time)
+    one, two = (SEED._replace(linked=[made()], pair_paths=[made()]) for _ in "12")
+    assert one.linked[0] is not two.linked[0]  # equal, made apart (as two results' JSON gives them)
+    seeds.take(["k1", "k2"], [one, two].__getitem__)
+    save_seeds(path, seeds)
+    known = load_seeds(path).known
+    assert known == {"k1": one, "k2": two}
+    assert known["k1"].linked[0] is known["k2"].linked[0] is known["k2"].pair_paths[0]  # written once, read once
+
+
 def test_outputs_known_by_no_digest_make_their_seed_each_time():
     seeds, made = Seeds({"k": SEED}), []
     other = SEED._replace(title="U")
