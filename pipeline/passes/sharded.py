@@ -11,7 +11,8 @@ patched index copies every table) unpickles every shard once.
 
 Keys are strings. A Sharded iterates its shards in turn: not in the order the
 dict it was made of was filled. It is never changed in place: an index that
-changes is made of plain dicts again (`dict(sharded)`).
+changes is made of plain dicts again (`dict(sharded.items())`: shard by shard,
+not a lookup per key).
 """
 
 from __future__ import annotations
