@@ -14,7 +14,7 @@ from pipeline.build import build
 from pipeline.cli import build_parser
 from pipeline.config import load_config
 from pipeline.serve import EVENTS, PreviewServer, Rebuilder, watch
-from pipeline.site import publish
+from pipeline.site import search
 
 SITE = {
     "index.md": "---\ntitle: Home\n---\n\nWelcome. Read [[Gardening]].\n",
@@ -166,7 +166,7 @@ def test_a_rebuild_after_an_edit_reloads_open_pages(server, wiki):
 
 def test_open_pages_reload_before_the_search_index_is_rebuilt(server, wiki, monkeypatch):
     indexed = []  # the reload generation each time the indexer starts
-    monkeypatch.setattr(publish, "index_site", lambda indexing, **options: indexed.append(server.reloads.generation))
+    monkeypatch.setattr(search, "index_site", lambda indexing, **options: indexed.append(server.reloads.generation))
     searching = dataclasses.replace(wiki, search=True)
     rebuilder = Rebuilder(lambda: searching, build_site, server.reloads)
     (wiki.content_dir / "gardening.md").write_text("---\ntitle: Gardening\n---\n\nPeppers too.\n")
@@ -181,11 +181,11 @@ def test_a_search_index_stopped_midway_is_rebuilt_by_the_next_build(wiki, monkey
     def stopped(indexing, **options):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(publish, "index_site", stopped)
+    monkeypatch.setattr(search, "index_site", stopped)
     with pytest.raises(KeyboardInterrupt):
         build_site(searching)
     indexed = []
-    monkeypatch.setattr(publish, "index_site", lambda indexing, **options: indexed.append(indexing))
+    monkeypatch.setattr(search, "index_site", lambda indexing, **options: indexed.append(indexing))
     (searching.out_dir / "pagefind").mkdir()
     for name in ("pagefind-ui.js", "pagefind-ui.css", "shards.js"):  # the old index is still there
         (searching.out_dir / "pagefind" / name).write_text("")

@@ -3,8 +3,8 @@
 Reports, each with path, line and a stable code: `not-utf8`, `empty-file`,
 `no-frontmatter`, `yaml-error`, `missing-title`, `unknown-language` and
 `invalid-field` (a known key with a value of the wrong type). Its output is
-what the wiki index is built from: title, slug, language, aliases,
-categories, short description and pairing fields.
+what the wiki index is built from: title, slug, language, the URL of the
+article's page, aliases, categories, short description and pairing fields.
 """
 
 from __future__ import annotations
@@ -13,18 +13,20 @@ import re
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.text import frontmatter_line, url_slug
+from pipeline.urls import article_url
 
 NAME = "metadata"
-VERSION = 3
-CONTRACT_VERSION = 1
+VERSION = 4
+CONTRACT_VERSION = 2
 READS = ("options",)
 CONTRACT = {
     "type": "object",
-    "required": ["title", "slug", "lang", "aliases", "categories", "diagnostics"],
+    "required": ["title", "slug", "lang", "url", "aliases", "categories", "diagnostics"],
     "properties": {
         "title": {"type": "string", "minLength": 1},
         "slug": {"type": "string", "minLength": 1},
         "lang": {"type": "string", "minLength": 1},
+        "url": {"type": "string"},
         "aliases": {"type": "array", "items": {"type": "string"}},
         "categories": {"type": "array", "items": {"type": "string"}},
         "short_description": {"type": ["string", "null"]},
@@ -76,10 +78,12 @@ def run(article: Article, inputs: dict) -> dict:
         key = "lang" if _string(meta.get("lang")) else "language"
         line = frontmatter_line(article.text, key, article.body_line)
         diagnostics.append(diagnostic("unknown-language", f"language '{lang}' is not one of the wiki's languages", line))
+    slug = url_slug(article.slug)
     return {
         "title": title or _heading_title(article.body) or article.slug,
-        "slug": url_slug(article.slug),
+        "slug": slug,
         "lang": lang,
+        "url": article_url(article.path, slug, lang, inputs["default_language"]),
         "aliases": _strings(meta.get("aliases")),
         "categories": _strings(meta.get("categories")) or _strings(meta.get("category")),
         "short_description": _string(meta.get("short_description")) or _string(meta.get("description")),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from pipeline.config import Config
 from pipeline.lifespan import leave
@@ -13,12 +13,14 @@ from pipeline.site import (
 )  # fmt: skip
 from pipeline.site.model import Model, build_model
 from pipeline.site.render import Previous, Settings, environment, page_file, render_files
-from pipeline.site.search import BackgroundIndex, Indexing, index_site
 from pipeline.site.shards import Shard, shards_of
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.state import digest, kept_state
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_files, previous_keys
+
+if TYPE_CHECKING:
+    from pipeline.site.search import BackgroundIndex
 
 
 def render_site(
@@ -58,7 +60,7 @@ def render_site(
     )  # fmt: skip
     written()
     if search_pending(config):
-        _index(config, Indexing(config.out_dir, config.state_dir, _shards(model, config)), report, search_later, workers)
+        _index(config, model, report, search_later, workers)
     leave(model, rendered, previous, writer)  # a command line's exit drops them (40-100 ms to free at 10k)
     return report
 
@@ -75,10 +77,14 @@ def _shards(model: Model, config: Config) -> list[Shard]:
 
 
 def _index(
-    config: Config, indexing: Indexing, report: SiteReport, later: BackgroundIndex | None, workers: int
+    config: Config, model: Model, report: SiteReport, later: BackgroundIndex | None, workers: int
 ) -> None:
     """Index the site's shards now, `workers` Pagefind runs at a time, or start indexing them in the background
     (`later`), one run at a time: the preview's next rebuild needs the CPU."""
+    # Imported here: a build with nothing to index never loads the search code, nor the thread pool it runs in.
+    from pipeline.site.search import Indexing, index_site
+
+    indexing = Indexing(config.out_dir, config.state_dir, _shards(model, config))
 
     def done(warning: str | None) -> None:
         if warning is None:

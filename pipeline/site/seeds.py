@@ -36,6 +36,7 @@ class Seed(NamedTuple):
     title: str
     slug: str
     lang: str
+    url: str  # its page's (the metadata pass's: made once with the result, not by each build)
     short_description: str | None
     aliases: list[str]
     categories: list[str]  # as the article names them
@@ -54,7 +55,8 @@ def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
     links = (wikilinks or {}).get("links", [])
     pairing = pairing or {}
     seed = Seed(
-        title=meta["title"], slug=meta["slug"], lang=meta["lang"], short_description=meta.get("short_description"),
+        title=meta["title"], slug=meta["slug"], lang=meta["lang"], url=meta["url"],
+        short_description=meta.get("short_description"),
         aliases=list(meta.get("aliases", [])), categories=list(meta.get("categories", [])),
         draft=bool(meta.get("draft")),
         linked=list(dict.fromkeys(link["target_path"] for link in links

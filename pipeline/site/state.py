@@ -75,7 +75,9 @@ def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) 
 def _own(page: ArticlePage, revisions: list) -> str:
     """What an article's page and history page show that no other page may (its body by the jobs of its results,
     its outdated banner)."""
-    return digest((page.capture, page.body.identity, page.updated, page.passes, page.outdated, revisions))[:OWN_LENGTH]
+    # The revisions as plain tuples, the JSON they are written as: orjson writes a named tuple through a Python call.
+    material = (page.capture, page.body.identity, page.updated, page.passes, page.outdated, list(map(tuple, revisions)))
+    return digest(material)[:OWN_LENGTH]
 
 
 def kept_state(record: dict) -> SiteState | None:

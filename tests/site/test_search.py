@@ -14,7 +14,7 @@ import sys
 import threading
 
 from pipeline.build import build
-from pipeline.site import BUNDLE, SEARCH_PENDING, has_index, publish, search, search_pending, shards
+from pipeline.site import BUNDLE, SEARCH_PENDING, has_index, search, search_pending, shards
 from pipeline.site.search import BackgroundIndex, Indexing, index_site
 from pipeline.site.shards import RECORD, Shard
 from tests.site.helpers import SITE, read
@@ -186,7 +186,7 @@ def test_a_preview_build_returns_before_its_index_and_a_stopped_one_is_left_to_t
     search_later.stop()
     assert search_pending(config)  # the stopped run indexed nothing
     indexed = []
-    monkeypatch.setattr(publish, "index_site", lambda indexing, **options: indexed.append(indexing.out_dir))
+    monkeypatch.setattr(search, "index_site", lambda indexing, **options: indexed.append(indexing.out_dir))
     again = build(config, site=True)
     assert again.site.written == [] and indexed == [config.out_dir]  # no page changed, yet it indexes
     assert not (config.state_dir / SEARCH_PENDING).exists()

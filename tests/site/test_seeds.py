@@ -54,7 +54,7 @@ def test_a_build_makes_no_seed_it_kept(make_wiki, monkeypatch):
     assert report.site.written and made == []  # a body edit leaves the three results as they were
 
 
-SEED = Seed("T", "t", "en", None, ["A"], ["c"], False, ["x.md"], ["gone"], [], {"status": "current"})
+SEED = Seed("T", "t", "en", "t/", None, ["A"], ["c"], False, ["x.md"], ["gone"], [], {"status": "current"})
 
 
 def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_path):
@@ -99,7 +99,7 @@ def test_outputs_known_by_no_digest_make_their_seed_each_time():
 
 
 def test_what_other_pages_show_of_a_seed_leaves_out_its_outdated_banner():
-    outputs = ({"title": "T", "slug": "t", "lang": "es"}, None, {"translations": [{"path": "t.md"}], "outdated": None})
+    outputs = ({"title": "T", "slug": "t", "lang": "es", "url": "es/t/"}, None, {"translations": [{"path": "t.md"}], "outdated": None})
     seed = seed_of(*outputs)
     lagging = seed_of(*outputs[:2], {**outputs[2], "outdated": {"source_path": "t.md", "message": "lags"}})
     retitled = seed_of({**outputs[0], "title": "U"}, *outputs[1:])
