@@ -218,11 +218,13 @@ def build_model(
     articles = [a for a in wiki.articles if a.capture_id in metadata]
     ids = [a.capture_id for a in articles]
     in_order = _seed_keys(results, ids)
-    keys = dict(zip((a.path for a in articles), in_order))
-    made = dict(zip(ids, seeds.take(in_order, lambda at: _seed(ids[at], results))))
-    replaced = _replaced(articles, keys, made, seeds, last_keys or {})
+    seeded = seeds.take(in_order, lambda at: _seed(ids[at], results))  # in the articles' order
+    made = dict(zip(ids, seeded))
+    paths = [a.path for a in articles]
+    keys = dict(zip(paths, in_order))
+    replaced = _replaced(paths, in_order, seeded, seeds, last_keys or {})
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
-    links = dict(zip(ids, _links_to(map(made.__getitem__, ids))))
+    links = dict(zip(ids, _links_to(seeded)))
     backlinks = Backlinks(articles, links, made)
     broken = [(links[a.capture_id], target) for a in articles for target in made[a.capture_id].broken]
     last_seen = {change.path: change.time for change in log}
@@ -243,17 +245,16 @@ def build_model(
         pages.append(page)
     _link_translations(pages, links)
     langs = languages_of(wiki, {page.lang for page in pages})
-    return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts, _seeds_digest(articles, made),
+    return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts, _seeds_digest(paths, seeded),
                  keys, replaced)  # fmt: skip
 
 
-def _replaced(articles: list[Article], keys: dict, made: dict, seeds: Seeds, last_keys: dict) -> dict:
-    """path -> (the last build's seed, or None when unknown; the seed now) of the articles whose seed key changed."""
-    return {
-        a.path: (seeds.known.get(last_keys.get(a.path)), made[a.capture_id])
-        for a in articles
-        if keys[a.path] is None or keys[a.path] != last_keys.get(a.path)
-    }
+def _replaced(paths: list[str], keys: list[str | None], now: list[Seed], seeds: Seeds, last_keys: dict) -> dict:
+    """path -> (the last build's seed, or None when unknown; the seed now) of the articles (`paths`, with the key
+    and seed of each now) whose seed key changed: found comparing the keys, then looked up for those only."""
+    last = list(map(last_keys.get, paths))
+    changed = [key is None or key != old for key, old in zip(keys, last)]
+    return {path: (seeds.known.get(old), seed) for path, old, seed in compress(zip(paths, last, now), changed)}
 
 
 def _shown(wiki: Wiki, versions: dict[str, int], articles: list[Article]) -> dict:
@@ -266,9 +267,10 @@ def _shown(wiki: Wiki, versions: dict[str, int], articles: list[Article]) -> dic
     return {None: [(name, version) for name, version, _ in shown], **passes}
 
 
-def _seeds_digest(articles: list[Article], seeds: dict[int, Seed]) -> str:
-    """What the pages share of every article's seed, with its path."""
-    return hashlib.sha256("\n".join(f"{a.path}:{seeds[a.capture_id].shared}" for a in articles).encode()).hexdigest()
+def _seeds_digest(paths: list[str], seeds: list[Seed]) -> str:
+    """What the pages share of every article's seed, with its path (the articles' `paths` and `seeds`, in order)."""
+    shared = map(operator.attrgetter("shared"), seeds)
+    return hashlib.sha256("\n".join(map("{}:{}".format, paths, shared)).encode()).hexdigest()
 
 
 def _seed(capture_id: int, results: list) -> Seed:
