@@ -23,7 +23,7 @@ from pipeline.code import code_digest
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
-from pipeline.facts import Change, Facts, fact_sources, gather
+from pipeline.facts import LOG_KEPT, Change, Facts, fact_sources, gather
 from pipeline.forks import Standby
 from pipeline.libc import give_back_memory
 from pipeline.passes.base import Article, PassSpec, Wiki
@@ -259,7 +259,7 @@ def build(
                 return skipped(captured, last, site, time.perf_counter() - started)
             forget_last(config, kind)
             beside = WorkBeside(standby, config)  # the standby loads the passes, to work the small rounds
-            gathered = gather(conn, config.content_dir, captured.current)
+            gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT)
             processed = process(conn, config, specs, count, progress, gathered, warm, beside, read)
             beside.settle()
             saved = diagnostics_path(config, kind) if not processed.failures else None

@@ -1,0 +1,42 @@
+"""What passes and pages know beyond the captures: here, the capture log a build keeps between builds."""
+
+from pipeline import facts
+from pipeline.capture import capture_content
+from pipeline.config import Config
+from pipeline.facts import capture_log
+from pipeline.store import open_store
+
+
+def _captured(config, files: dict[str, str]):
+    for name, text in files.items():
+        (config.content_dir / name).write_text(text)
+    conn = open_store(config.state_db)
+    capture_content(conn, config)
+    return conn
+
+
+def test_the_kept_capture_log_is_the_stores_and_is_kept_again_once_its_tail_grows(make_wiki, monkeypatch):
+    monkeypatch.setattr(facts, "LOG_TAIL", 1)
+    config = make_wiki({"a.md": "---\ntitle: A\n---\nOne.\n"})
+    kept = config.state_dir / facts.LOG_KEPT
+    conn = _captured(config, {})
+    assert capture_log(conn, kept) == capture_log(conn) and kept.exists()  # the first read keeps it
+    written = kept.stat().st_mtime_ns
+    conn = _captured(config, {"a.md": "---\ntitle: A\n---\nTwo.\n"})
+    assert capture_log(conn, kept) == capture_log(conn) and kept.stat().st_mtime_ns == written  # one row past it
+    conn = _captured(config, {"a.md": "---\ntitle: A\n---\nThree.\n", "b.md": "---\ntitle: B\n---\n"})
+    log = capture_log(conn)
+    assert capture_log(conn, kept) == log and kept.stat().st_mtime_ns != written  # three past it: kept again
+    assert capture_log(conn, kept) == log and [change.path for change in log] == ["a.md", "a.md", "a.md", "b.md"]
+
+
+def test_a_kept_log_that_is_not_this_stores_is_not_used(make_wiki, tmp_path):
+    config = make_wiki({"a.md": "---\ntitle: A\n---\nOne.\n"})
+    kept = tmp_path / "log.pickle"
+    other = Config(content_dir=tmp_path / "other", state_dir=tmp_path / "other-state")
+    other.content_dir.mkdir()
+    capture_log(_captured(other, {"x.md": "---\ntitle: X\n---\n", "y.md": "---\ntitle: Y\n---\n"}), kept)
+    conn = _captured(config, {})
+    assert capture_log(conn, kept) == capture_log(conn)
+    kept.write_bytes(b"torn")
+    assert capture_log(conn, kept) == capture_log(conn)
