@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Mapping
-from typing import Iterator
+from typing import Callable, Iterator
 
 from pipeline import jsonio
 from pipeline.held import FILLED, STORED, StoredText, fill
@@ -193,9 +193,11 @@ class StoredOutputs(Mapping):
     def keys(self):
         return self.jobs.keys()  # whose `in` needs no call back into Python
 
-    def identity(self, capture_id: int) -> list:
-        """The result as a digest names it, without reading it: its store and job (a job's result never changes)."""
-        return [self.db, self.jobs[capture_id]]
+    def identities(self) -> Callable[[int], list | None]:
+        """capture id -> its result as a digest names it, without reading it: its store and job (a job's result
+        never changes), or None without a result. One function, called for each of 13,000 pages at 10k."""
+        db, jobs = self.db, self.jobs
+        return lambda capture_id: [db, jobs[capture_id]] if capture_id in jobs else None
 
     def digest(self, capture_id: int) -> str:
         """The sha256 of the output's JSON, known without reading it."""

@@ -227,7 +227,7 @@ def build_model(
     links = dict(zip(ids, _links_to(seeded)))
     backlinks = Backlinks(articles, links, made)
     broken = [(links[a.capture_id], target) for a in articles for target in made[a.capture_id].broken]
-    last_seen = {change.path: change.time for change in log}
+    last_seen = dict(map(operator.itemgetter(0, 1), log))  # path -> the time of its newest change (path, time, ...)
     git_times = wiki.facts.get("git_times") or {}
     shown = _shown(wiki, versions, articles)
     bodies = _Bodies(wiki)
@@ -322,9 +322,10 @@ class _Bodies:
         self.options = wiki.options
         self.html, self.citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
         self.named = [_identity(outputs) for outputs in (self.html, self.citations)]  # asked of each of 13,000 pages
+        self.present = self.html.keys()  # whose `in` calls no Python method
 
     def of(self, article: Article) -> PageBody:
-        if article.capture_id not in self.html:  # its html job failed: the body is rendered here, from the source
+        if article.capture_id not in self.present:  # its html job failed: the body is rendered here, from the source
             body = self.read(article)
             return PageBody(body, lambda: body)
         html, citations, capture_id = *self.named, article.capture_id  # not a comprehension: a call of its own
@@ -350,11 +351,8 @@ def _read_once(outputs, capture_id: int) -> dict | None:
 def _identity(outputs) -> Callable[[int], object]:
     """capture id -> its result as a digest may name it: its store and job when it is stored, else itself (None:
     absent)."""
-    identity = getattr(outputs, "identity", None)  # StoredOutputs; plain results (tests) are named as they are
-    if identity is None:
-        return outputs.get
-    jobs = outputs.jobs
-    return lambda capture_id: identity(capture_id) if capture_id in jobs else None
+    identities = getattr(outputs, "identities", None)  # StoredOutputs; plain results (tests) are named as they are
+    return outputs.get if identities is None else identities()
 
 
 def fallback_html(article: Article, options: dict) -> dict:

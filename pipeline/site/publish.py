@@ -17,7 +17,7 @@ from pipeline.site.shards import Shard, shards_of
 from pipeline.site.seeds import Seeds, load_seeds, save_seeds
 from pipeline.site.state import digest, kept_state
 from pipeline.site.theme import theme_digest
-from pipeline.site.writer import SiteWriter, in_output, previous_files, previous_keys
+from pipeline.site.writer import SiteWriter, in_output, previous_keys
 
 if TYPE_CHECKING:
     from pipeline.site.search import BackgroundIndex
@@ -46,12 +46,10 @@ def render_site(
     compiled.mkdir(exist_ok=True)
     env = environment(config.templates_dir, settings.base_url, compiled)
     exists = (lambda rel: True) if intact else in_output(config.out_dir)
-    previous = Previous(
-        keys, exists, theme_digest(config.templates_dir), state=last, files=lambda: previous_files(manifest, config.out_dir)
-    )  # fmt: skip
     # Before its first write, so a build stopped while writing leaves the index to be made again too.
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
     writer = SiteWriter(config.out_dir, manifest, before_writing=pending)
+    previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous)
     rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
     files = writer.finish(rendered.keys, vars(rendered.state))  # not asdict: it would copy every own key
     report = SiteReport(

@@ -134,9 +134,7 @@ def render_files(
     keys = render_pages(PageJob(env, settings, navs, previous, salts), planned, writer, tick, workers)
     if only is not None:  # every other file is the last build's
         kept = set(writer.files)
-        for rel in previous.files():
-            if rel not in kept:
-                writer.record(rel, False)
+        writer.keep([rel for rel in previous.files() if rel not in kept])
         pages, redirects = previous.state.pages, previous.state.redirects
         return Rendered(pages, redirects, {**previous.keys, **keys}, replace(state, pages=pages, redirects=redirects))
     redirects = _site_files(model, settings, env, writer, planned, navs)

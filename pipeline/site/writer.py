@@ -48,8 +48,15 @@ class SiteWriter:
         self.files: list[str] = []
         self.folders: set[str] = set()  # made already: one mkdir per folder, not per file
         self.writing = False
+        self._previous: list[str] | None = None
         # Opened here, before any render process is forked: each appends to it, a line at a time.
         self.journal = _open_journal(manifest, self.out_dir)
+
+    def previous(self) -> list[str]:
+        """What the last build wrote into this output folder (`previous_files`), read once for the render and finish."""
+        if self._previous is None:
+            self._previous = previous_files(self.manifest, self.out_dir)
+        return self._previous
 
     def put(self, rel: str, data: bytes | None) -> None:
         # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
@@ -81,11 +88,16 @@ class SiteWriter:
         else:
             self.report.unchanged += 1
 
+    def keep(self, rels: list[str]) -> None:
+        """Count the last build's files `rels` as this build's, unchanged: a patched build keeps 26,000 at 10k."""
+        self.files += rels
+        self.report.unchanged += len(rels)
+
     def finish(self, keys: dict | None = None, state: dict | None = None) -> WriteReport:
         self.journal.close()
         journaled = journaled_files(self.manifest, self.out_dir)
         # A stopped build's files, and the temporary files of those it was replacing (see `_write`).
-        made = {*previous_files(self.manifest, self.out_dir), *journaled, *map(_temporary, journaled)}
+        made = {*self.previous(), *journaled, *map(_temporary, journaled)}
         for rel in sorted(made - set(self.files)):
             target = self.out_dir / _safe(rel)
             if target.is_file():
