@@ -36,13 +36,15 @@ class Scan:
 
 def scan_sources(config: Config, db: str | None = None) -> Scan:
     """Walk and stat the content folder; with `db` (a store's path), vouch for the files its file_stats may."""
-    stats = _stat_sources(config)
+    paths = iter_sources(config)
     history, known = _vouching(reader(db)) if db is not None else (0, {})
-    scan = Scan(sorted(stats), history=history)
-    for rel in scan.paths:
-        stat = stats[rel]
-        if isinstance(stat, OSError):  # vanished or unreadable mid-walk: report it, keep going
-            scan.problems.append((rel, 1, f"cannot read: {stat.strerror}"))
+    folder = os.path.join(config.content_dir, "")  # with its separator: a join per file costs 13,000 calls
+    scan = Scan(paths, history=history)
+    for rel in paths:
+        try:
+            stat = os.stat(folder + rel)
+        except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
+            scan.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
             continue
         size, mtime, checked = known.get(rel, (None, None, 0))
         if (size, mtime) != (stat.st_size, stat.st_mtime_ns) or mtime >= checked - RACY_NS:
@@ -69,56 +71,23 @@ def history_mark(conn: sqlite3.Connection) -> int:
     return conn.execute("SELECT COALESCE(MAX(id), 0) FROM capture_history").fetchone()[0]
 
 
-def _stat_sources(config: Config) -> dict[str, os.stat_result | OSError]:
-    """Relative path ('/'-separated) -> stat (or the error of taking it) of each Markdown file to capture.
+def iter_sources(config: Config) -> list[str]:
+    """Relative paths of the Markdown files to capture, sorted, '/'-separated.
 
-    Hidden files and folders (a name starting with '.') are skipped, as MkDocs and Hugo do, and so
-    is anything matching an `exclude` pattern; a symlinked folder is not followed, a symlinked file is.
-    Each folder is listed and its files stat'ed through its file descriptor: no path is resolved again
-    from the root for each of 13,000 files (a fifth of the scan's time at 10k).
+    Hidden files and folders (a name starting with '.') are skipped, as MkDocs
+    and Hugo do, and so is anything matching an `exclude` pattern.
     """
     root = Path(config.content_dir)
     if not root.is_dir():
         raise UserError(f"{root}: content folder not found")
-    found: dict[str, os.stat_result | OSError] = {}
-    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        _stat_folder(top, "", config.exclude, found)
-    finally:
-        os.close(top)
-    return found
-
-
-def _stat_folder(fd: int, prefix: str, exclude: list[str], found: dict) -> None:
-    folders = []
-    with os.scandir(fd) as entries:
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_folder = Path(folder).relative_to(root).as_posix()
+        for name in files:
+            if name.startswith(".") or not name.lower().endswith(MARKDOWN_SUFFIXES):
                 continue
-            if _is_folder(entry):
-                if not entry.is_symlink():
-                    folders.append(name)
-                continue
-            rel = prefix + name
-            if name.lower().endswith(MARKDOWN_SUFFIXES) and not any(fnmatch.fnmatch(rel, p) for p in exclude):
-                try:
-                    found[rel] = entry.stat()
-                except OSError as exc:
-                    found[rel] = exc
-    for name in folders:
-        try:
-            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        except OSError:  # unreadable (or gone): skipped, as os.walk skips it
-            continue
-        try:
-            _stat_folder(sub, f"{prefix}{name}/", exclude, found)
-        finally:
-            os.close(sub)
-
-
-def _is_folder(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:  # as os.walk takes it: a file (one that cannot be stat'ed is reported as such)
-        return False
+            rel = name if rel_folder == "." else f"{rel_folder}/{name}"
+            if not any(fnmatch.fnmatch(rel, pattern) for pattern in config.exclude):
+                found.append(rel)
+    return sorted(found)

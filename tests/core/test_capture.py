@@ -9,7 +9,7 @@ from pipeline.build import passes_for, plan_captures
 from pipeline import capture
 from pipeline.capture import capture_content, current_capture_ids, load_articles, read_ahead
 from pipeline.config import Config
-from pipeline.scan import scan_sources
+from pipeline.scan import iter_sources
 from pipeline.passes.registry import rounds
 from pipeline.store import open_store
 
@@ -158,7 +158,7 @@ def test_capture_the_real_wiki(pointsav, tmp_path):
     config = Config(content_dir=pointsav, state_dir=tmp_path / "state")
     before = folder_hashes(pointsav)
     conn, report = _capture(config)
-    expected = scan_sources(config).paths
+    expected = iter_sources(config)
     assert report.files == len(expected) > 500
     stored = {r["path"] for r in conn.execute("SELECT path FROM captures WHERE kind = 'file'")}
     assert stored == set(expected)
