@@ -240,7 +240,7 @@ def report(tools: list[Tool]) -> None:
     for other in tools[1:]:
         for scenario in SCENARIOS:
             ratio = tools[0].results[scenario].wall / other.results[scenario].wall
-            print(f"pipeline / {other.name} {scenario}: {ratio:.3g}x{paired(tools[0], other, scenario)}")
+            print(f"pipeline / {other.name} {scenario}: {ratio:#.3g}x{paired(tools[0], other, scenario)}")
 
 
 def paired(ours: Tool, other: Tool, scenario: str) -> str:
@@ -249,8 +249,8 @@ def paired(ours: Tool, other: Tool, scenario: str) -> str:
     ratios = sorted(a.wall / b.wall for a, b in zip(ours.runs.get(scenario, []), other.runs.get(scenario, [])))
     if len(ratios) < 2:
         return ""
-    # Three significant digits: a target of 0.1x read from "0.10" may be 0.095 or 0.104.
-    return f" (each repeat: {', '.join(f'{ratio:.3g}' for ratio in ratios)}; median {statistics.median(ratios):.3g}x)"
+    # Three significant digits, trailing zeros kept: a target of 0.1x read from "0.10" may be 0.095 or 0.104.
+    return f" (each repeat: {', '.join(f'{ratio:#.3g}' for ratio in ratios)}; median {statistics.median(ratios):#.3g}x)"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,9 +56,10 @@ def gather(
 def fact_sources(conn: sqlite3.Connection, content_dir: Path, commit: str | None) -> dict:
     """What `gather` reads, identified without reading it: equal sources give equal Facts.
 
-    The capture log is append-only, so its newest row names all of it; git
-    times follow from the HEAD commit; data files are named by their bytes.
-    A build compares these with the last build's before gathering anything.
+    The capture log is append-only, so its newest row names all of it, in its store (a state database made
+    anew numbers its rows, and its captures, from 1 again: `store_identity` tells it from the last); git
+    times follow from the HEAD commit; data files are named by their bytes. A build compares these with
+    the last build's before gathering anything.
     """
     (newest,) = conn.execute("SELECT MAX(id) FROM capture_history").fetchone()
     data = {}
@@ -67,7 +68,7 @@ def fact_sources(conn: sqlite3.Connection, content_dir: Path, commit: str | None
             data[name] = hashlib.sha256((Path(content_dir) / f"{name}.yaml").read_bytes()).hexdigest()
         except OSError:
             data[name] = None
-    return {"log": newest, "commit": commit, "data": data}
+    return {"store": store_identity(conn), "log": newest, "commit": commit, "data": data}
 
 
 def _read_yaml(path: Path, problems: list) -> object:
@@ -135,8 +136,11 @@ def capture_log(conn: sqlite3.Connection, kept: Path | None = None) -> list[Chan
     ).fetchall()  # fmt: skip
     log += made(Change, (row[1:] for row in rows))
     if kept is not None and (len(rows) > LOG_TAIL or (rows and not upto)):
-        columns = [list(column) for column in zip(*log)]
-        jsonio.save_bytes(kept, pickle.dumps({"store": store_identity(conn), "upto": rows[-1][0], "columns": columns}))
+        record = {"store": store_identity(conn), "upto": rows[-1][0], "columns": [list(c) for c in zip(*log)]}
+        try:
+            jsonio.save_bytes(kept, pickle.dumps(record))
+        except OSError:  # a cache (a read-only state folder, another build replacing it): kept another time
+            pass
     return log
 
 

@@ -3,6 +3,8 @@
 One place decides URLs so passes (link targets) and the site writer (files)
 always agree. Paths never start with '/'; the renderer prefixes `base_url`.
 Articles of the default language live at the root, others under `<lang>/`.
+Passes keep the URLs they made in their results (metadata's `url`, links,
+mentions, pairing): a change here changes those passes' VERSION too.
 """
 
 from __future__ import annotations

@@ -245,8 +245,8 @@ def build_model(
         pages.append(page)
     _link_translations(pages, links)
     langs = languages_of(wiki, {page.lang for page in pages})
-    return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts, _seeds_digest(paths, seeded),
-                 keys, replaced)  # fmt: skip
+    return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts,
+                 _seeds_digest(paths, seeded), keys, replaced)  # fmt: skip
 
 
 def _replaced(paths: list[str], keys: list[str | None], now: list[Seed], seeds: Seeds, last_keys: dict) -> dict:

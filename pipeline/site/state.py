@@ -12,8 +12,8 @@ and the lists of changes is made of seeds, data files and settings alone
 So a build digests the first two kinds once for the whole site (`shared`:
 every article's path and what other pages show of its seed, the data
 files, the languages, each language's navigation and settings, the
-theme, the code), and names the third per article (`own`: by the ids of
-what it is made of, which never change, where it can). When `shared` is the last build's, the pages that
+theme, the code), and names the third per article (`own`: by what
+identifies what it is made of, where it can). When `shared` is the last build's, the pages that
 can differ are the changed articles' own two, the home pages and the lists
 of changes, and the sitemap, whose only article-owned part is the day each
 page last changed: the render step renders those and keeps every other
@@ -79,16 +79,18 @@ def _own(page: ArticlePage, revisions: list, seed_key: str | None) -> str:
     """What an article's page and history page show that no other page may: its capture, its body (its html and
     citations results), when it changed, the results it names, its outdated banner and its revisions.
 
-    Where its results are stored (and so its seed has a key), named without digesting any of it: by its capture
-    and the jobs of its body, which never change, its seed's key (the outdated banner is the seed's), and how
-    many results and revisions it has (a path's revisions only grow, and show the seed's title). At 10k,
-    digesting each page's took 80 ms of an edit build, naming it 50. Else (results held as plain data) digested.
+    Where its results are stored (and so its seed has a key), named without digesting any of it: by its bytes'
+    hash (not its capture's id: a state database made anew numbers its captures from 1 again), the jobs of its
+    body, which never change, its seed's key (the outdated banner is the seed's), how many results it has, and
+    how many revisions and the newest one's time (a path's revisions only grow, and show the seed's title).
+    At 10k, digesting each page's took 80 ms of an edit build, naming it 50. Else (plain data) digested.
     """
     identity = page.body.identity
-    if seed_key is not None and type(identity) is list and type(identity[0]) is list:  # [[store, job], ...]
-        html, citations = identity
-        jobs = f"{html[1]}:{citations[1] if citations else '-'}"
-        return f"{page.capture_id}:{jobs}:{seed_key}:{page.updated}:{len(page.passes)}:{len(revisions)}"
+    if seed_key is not None and type(identity) is list and all(type(part) is list or part is None for part in identity):
+        html, citations = identity  # each [store, job], or None: no result
+        jobs = f"{html[1] if html else '-'}:{citations[1] if citations else '-'}"
+        newest = revisions[0].time if revisions else ""  # (a store made anew has captured every file again since)
+        return f"{page.capture[:16]}:{jobs}:{seed_key}:{page.updated}:{len(page.passes)}:{len(revisions)}:{newest}"
     # The revisions as plain tuples, the JSON they are written as: orjson writes a named tuple through a Python call.
     material = (page.capture, identity, page.updated, page.passes, page.outdated, list(map(tuple, revisions)))
     return digest(material)[:OWN_LENGTH]

@@ -68,7 +68,7 @@ def test_a_repeated_run_makes_each_rebuild_again_each_tool_first_in_turn(tmp_pat
     cold, edit = (next(line for line in lines if line.startswith(f"pipeline   {s}")) for s in ("cold", "edit-body"))
     assert re.search(r" \d+\.\d\d-\d+\.\d\d ", edit) and not re.search(r"\d-\d", cold)  # a rebuild's range
     ratio = next(line for line in lines if line.startswith("pipeline / baseline edit-body:"))
-    assert re.search(r"\(each repeat: [\d.e-]+, [\d.e-]+; median [\d.e-]+x\)$", ratio)  # pairs, run back to back
+    assert re.search(r"\(each repeat: [\d.e+-]+, [\d.e+-]+; median [\d.e+-]+x\)$", ratio)  # pairs, run back to back
     assert "each repeat" not in next(line for line in lines if line.startswith("pipeline / baseline cold:"))
 
 

@@ -54,6 +54,15 @@ def test_a_body_edit_plans_only_its_pages_and_the_lists_of_changes(site, planned
     assert_same_as_a_full_render(config, monkeypatch)
 
 
+def test_a_body_edit_after_the_state_database_was_made_anew_is_rendered(site, monkeypatch):
+    config, _ = site
+    config.state_db.unlink()  # its captures and jobs numbered from 1 again; the site and its manifest stay
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "After a reset."), encoding="utf-8")
+    build_site(config)
+    assert "After a reset." in read(config.out_dir, "beta/index.html")
+    assert_same_as_a_full_render(config, monkeypatch)
+
+
 def test_an_article_embedding_an_edited_one_is_rendered_again_with_it(make_wiki, planned, monkeypatch):
     config = make_wiki({**SITE, "gamma.md": "---\ntitle: Gamma\n---\n\nIt shows beta:\n\n![[beta]]\n"})
     build_site(config)
