@@ -9,7 +9,7 @@ from pipeline.build import DEFAULT_OPTIONS
 from pipeline.inline import articles_from
 from pipeline.passes import metadata
 from pipeline.passes.base import Wiki
-from pipeline.passes.pairing_index import build_index, claims_of
+from pipeline.passes.pairing_index import Entry, Index, build_index, claims_of
 from tests.passes.changes import changed
 
 PATHS = [f"{folder}{name}{lang}.md" for folder in ("", "a/") for name in ("x", "y", "z") for lang in ("", ".es")]
@@ -40,8 +40,10 @@ def test_an_index_made_with_the_last_worlds_entries_is_the_index_built_anew(seed
     options = {**DEFAULT_OPTIONS, "pairing": draw.choice(["paired_with", "suffix", "key"])}
     before = {path: _file(path, draw) for path in draw.sample(PATHS, 8)}
     now = changed(before, PATHS, draw, _file)
-    old = pickle.loads(pickle.dumps(_index(before, options)[0]))  # as kept
+    old = pickle.loads(pickle.dumps(_index(before, options)[0]))  # as kept: its entries pickled as columns
+    assert old == _index(before, options)[0] and all(type(entry) is Entry for entry in old.entries.values())
     assert _index(now, options, old) == _index(now, options)
+    assert pickle.loads(pickle.dumps(Index())) == Index()  # an empty wiki's
 
 
 @pytest.mark.parametrize("path", ["x.md", "a/x.md", "a/b/x.es.md"])
