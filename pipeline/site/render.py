@@ -118,8 +118,10 @@ def render_files(
     the output folder are not rendered again (`writer` gets None for them).
     When only some articles' own parts changed, or seeds that keep every page in
     place (`state.patch`), only their pages, those showing them and the lists
-    are planned; the writer keeps the rest of the last build's files. Pages are
-    rendered by `workers` processes.
+    are planned; the writer keeps the rest of the last build's files. When
+    articles were added, every page is planned, but only those pages rendered:
+    the other articles' are the last build's files. Pages are rendered by
+    `workers` processes.
     """
     navs = {lang: _nav(env, model, settings, lang) for lang in model.languages}
     salts = {lang: hashlib.sha256(repr((settings, str(nav), previous.salt)).encode()).hexdigest() for lang, nav in navs.items()}
@@ -127,12 +129,14 @@ def render_files(
     histories = wiki_pages.histories(revisions)
     state = site_state(model, salts, histories)
     only = patch(previous.state, state, model)
-    planned = plan_pages(model, revisions, histories, only)
+    every = only is None or only.every
+    planned = plan_pages(model, revisions, histories, None if every else only)
     if only is None:  # every article page will ask for its backlinks
         model.backlinks.index()
     _alternates(planned, model.default_language)
-    keys = render_pages(PageJob(env, settings, navs, previous, salts), planned, writer, tick, workers)
-    if only is not None:  # every other file is the last build's
+    rendered = only.articles if only is not None and only.every else None
+    keys = render_pages(PageJob(env, settings, navs, previous, salts, rendered), planned, writer, tick, workers)
+    if not every:  # every other file is the last build's
         kept = set(writer.files)
         writer.keep([rel for rel in previous.files() if rel not in kept])
         pages, redirects = previous.state.pages, previous.state.redirects
@@ -167,6 +171,8 @@ class PageJob:
     navs: dict[str, Markup]
     previous: Previous
     salts: dict[str, str]  # lang -> digest of what all its pages share: settings, navigation, theme
+    # The articles whose pages are rendered (None: all); the others' are the last build's (`state.patch`).
+    rendered: set[str] | None = None
     records: dict[int, str] = field(default_factory=dict)  # id of an ArticlePage -> its digest
 
     def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
@@ -174,6 +180,8 @@ class PageJob:
         rel, nav = page_file(page.url), self.navs[page.lang]
         key = None
         if page.key[0] in ("article", "history"):
+            if self.rendered is not None and page.context["page"].path not in self.rendered and rel in self.previous.keys:
+                return rel, None, self.previous.keys[rel]
             key = self.digest(page)
             if self.previous.keys.get(rel) == key and self.previous.exists(rel):
                 return rel, None, key

@@ -27,9 +27,13 @@ besides are those showing a changed seed: the article's own, the pages its
 links reach, before or after ("What links here"), its translations' (their
 language switcher) and the wiki pages (lists of titles, red links), unless
 all that changed is which articles its links reach, which no list shows. The
-last build's seed of each page is found by its key (`seeds`). Anything else
-(a new article, a moved page, a data file, a template) plans and digests
-every page as before.
+last build's seed of each page is found by its key (`seeds`). A new
+article (seeds changing as above besides) shows on its own pages, those its
+links reach, its translations', the wiki pages and the sitemap: every page
+is planned (the sitemap and the redirects list them all), those pages
+rendered, and every other article's two kept as the last build left them.
+Anything else (an article gone, a moved page, a data file, a template)
+plans and digests every page as before.
 """
 
 from __future__ import annotations
@@ -110,27 +114,29 @@ def kept_state(record: dict) -> SiteState | None:
 class Patch:
     """What a build plans again, keeping the last build's other files as they are."""
 
-    articles: set[str]  # the articles whose page and history page are planned
+    articles: set[str]  # the articles whose page and history page are rendered
     lists: bool  # every wiki page (a seed changed: lists show titles and red links), else those showing own parts
+    every: bool = False  # every page planned (articles were added), the other articles' kept as they are
 
 
 def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
-    """What changed since `last`; None when every page must be planned again: no last state, a shared part
-    changed beyond seeds that keep every page in place, or a changed article's sitemap day did (the sitemap
-    lists all pages)."""
+    """What changed since `last`; None when every page must be rendered again: no last state, a shared part
+    changed beyond seeds that keep every page in place, or, no article added, a changed article's sitemap
+    day did (the sitemap lists all pages, and is made again when one is)."""
     if last is None or now.shared is None:
         return None
+    added = now.own.keys() - last.own.keys()
     shown = set()
     lists = False
     if last.shared != now.shared:
-        showing = _showing_changed_seeds(last, now, model)
+        showing = _showing_changed_seeds(last, now, model, added)
         if showing is None:
             return None
         shown, lists = showing
     changed = {path for path, own in now.own.items() if last.own.get(path) != own}
-    if any(last.own.get(path, "").split("|")[0] != now.own[path].split("|")[0] for path in changed):
+    if not added and any(last.own[path].split("|")[0] != now.own[path].split("|")[0] for path in changed):
         return None
-    return Patch(changed | shown, lists)
+    return Patch(changed | shown, lists or bool(added), every=bool(added))
 
 
 # What a changed seed must keep for every page to stay where it is and every list of pages as long.
@@ -140,14 +146,18 @@ PLACING = ("slug", "lang", "draft", "aliases", "categories", "pair_paths")
 UNLISTED = {"linked": (), "outdated": None, "shared": ""}
 
 
-def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> tuple[set[str], bool] | None:
+def _showing_changed_seeds(
+    last: SiteState, now: SiteState, model: Model, added: set[str]
+) -> tuple[set[str], bool] | None:
     """The articles whose pages show a seed that changed, and whether the lists of pages (titles, red links)
-    may show one too, when only seeds changed and none moved a page. A link made or unmade to an article
-    that exists changes no list: only the pages it reaches, before and after."""
-    if now.base is None or last.base != now.base or last.own.keys() != now.own.keys() or not last.seeds:
+    may show one too, when only seeds changed and none moved a page, or articles were `added` (their seeds
+    have no last one). A link made or unmade to an article that exists changes no list: only the pages it
+    reaches, before and after."""
+    if now.base is None or last.base != now.base or not last.own.keys() <= now.own.keys() or not last.seeds:
         return None
     changed = [(path, old, new) for path, (old, new) in model.replaced.items() if old is None or old.shared != new.shared]
-    if any(old is None or [getattr(old, f) for f in PLACING] != [getattr(new, f) for f in PLACING] for _, old, new in changed):
+    if any(path not in added and (old is None or [getattr(old, f) for f in PLACING] != [getattr(new, f) for f in PLACING])
+           for path, old, new in changed):  # fmt: skip
         return None
     translated = {}  # path -> the articles whose language switcher shows it
     for page in model.articles:
@@ -158,9 +168,14 @@ def _showing_changed_seeds(last: SiteState, now: SiteState, model: Model) -> tup
         # A page's "What links here" shows each article linking to it by title and URL (the URL is made of
         # PLACING fields, unchanged here): under the same title, only the pages its links reach now and not
         # before, or before and not now, show the change.
-        reached = set(old.linked) ^ set(new.linked) if old.title == new.title else {*old.linked, *new.linked}
+        if old is None:  # added
+            reached = set(new.linked)
+        elif old.title == new.title:
+            reached = set(old.linked) ^ set(new.linked)
+        else:
+            reached = {*old.linked, *new.linked}
         shown |= {path, *reached, *translated.get(path, ())}
-    lists = any(old._replace(**UNLISTED) != new._replace(**UNLISTED) for _, old, new in changed)
+    lists = any(old is None or old._replace(**UNLISTED) != new._replace(**UNLISTED) for _, old, new in changed)
     return shown & now.own.keys(), lists
 
 

@@ -141,6 +141,89 @@ def test_an_output_folder_missing_a_file_plans_every_page(site, planned):
     assert len(planned[-1]) == len(planned[0]) and "special/categories/index.html" in report.site.written
 
 
+@pytest.fixture
+def rendered(monkeypatch):
+    """The URLs of the pages rendered through a template, in order (a test clears it before the build it looks at)."""
+    urls: list[str] = []
+    original = render._render
+
+    def recording(env, settings, page, nav):
+        urls.append(page.url)
+        return original(env, settings, page, nav)
+
+    monkeypatch.setattr(render, "_render", recording)
+    return urls
+
+
+@pytest.fixture
+def digested(monkeypatch):
+    """The URLs of the article and history pages digested to be compared with the last build's (in order)."""
+    urls: list[str] = []
+    original = render.PageJob.digest
+
+    def recording(job, page):
+        urls.append(page.url)
+        return original(job, page)
+
+    monkeypatch.setattr(render.PageJob, "digest", recording)
+    return urls
+
+
+def _articles_rendered(urls: list[str], config) -> set[str]:
+    """The article and history pages among `urls` (an article's URL is its folder in the output)."""
+    return {url for url in urls if url.endswith("/history/") or url and (config.out_dir / url / "history").is_dir()}
+
+
+ADDED = {
+    # Gamma links to beta, whose "What links here" names it, and joins a category.
+    "an article linking to another": ("gamma.md", "---\ntitle: Gamma\ncategory: guides\n---\n\nIt links to [[beta]].\n",
+                                      {"beta/", "gamma/"}, ("beta/", ">Gamma</a>")),
+    # Alpha's red link to [[missing page]] reaches it now: alpha's page is rendered again with the link.
+    "the article a red link named": ("missing-page.md", "---\ntitle: Missing page\n---\n\nHere now.\n",
+                                     {"alpha/", "missing-page/"}, ("alpha/", 'href="/missing-page/"')),
+    # It takes the URL a redirect had (redirects.yaml: /old/alpha), whose page is made no more; and its slug
+    # is alpha's, so beta's [[alpha]] no longer names one page, and alpha's "What links here" loses beta.
+    "an article at a redirect's URL": ("old/alpha.md", "---\ntitle: Old Alpha\n---\n\nText.\n",
+                                       {"old/alpha/", "alpha/", "beta/"}, ("old/alpha/", "<h1>Old Alpha</h1>")),
+}
+
+
+@pytest.mark.parametrize("change", ADDED.values(), ids=ADDED.keys())
+def test_an_added_article_renders_its_pages_those_showing_it_and_the_wiki_pages(
+    planned, rendered, digested, site, monkeypatch, change
+):
+    config, first = site
+    path, text, shown, (page, html) = change
+    (config.content_dir / path).parent.mkdir(exist_ok=True)
+    (config.content_dir / path).write_text(text, encoding="utf-8")
+    rendered.clear(), digested.clear()
+    report = build_site(config)
+    new = {page_file for page_file in planned[-1] if page_file not in planned[0]}
+    assert new == {f"{path[:-3]}/index.html", f"{path[:-3]}/history/index.html"}  # every page planned
+    # Those pages rendered; the other articles' two are the last build's files, most not even digested.
+    assert _articles_rendered(rendered, config) == {*shown, *(f"{url}history/" for url in shown)}
+    assert set(digested) >= _articles_rendered(rendered, config)
+    assert len(digested) < 2 * len(list(config.out_dir.rglob("history/index.html")))
+    assert {url for url in rendered if url not in _articles_rendered(rendered, config)} >= {"", "es/", "special/all/"}
+    assert html in read(config.out_dir, f"{page}index.html") and f"/{path[:-3]}/" in read(config.out_dir, "sitemap.xml")
+    assert report.site.pages == first.site.pages + 2
+    assert_same_as_a_full_render(config, monkeypatch)
+
+
+@pytest.mark.parametrize("change", ["paired", "one gone"])
+def test_an_article_added_beside_a_changed_placing_or_a_removal_digests_every_page(digested, site, monkeypatch, change):
+    config, _ = site
+    if change == "paired":  # beta's page gains a language switcher: its seed's translations changed
+        (config.content_dir / "beta.es.md").write_text("---\ntitle: Beta ES\npaired_with: beta.md\n---\n\nHola.\n")
+    else:
+        (config.content_dir / "gamma.md").write_text("---\ntitle: Gamma\n---\n\nNew.\n", encoding="utf-8")
+        (config.content_dir / "evil.md").unlink()
+    digested.clear()
+    build_site(config)
+    assert len(digested) == 2 * len(list(config.out_dir.rglob("history/index.html")))  # as a build without state
+    assert_same_as_a_full_render(config, monkeypatch)
+
+
 def _patched(last, now):
     found = patch(last, now, None)  # own parts alone: the model is not looked at
     return None if found is None else found.articles
@@ -154,6 +237,9 @@ def test_only_the_articles_whose_own_parts_changed_are_planned():
     assert _patched(None, last) is None and _patched(last, SiteState(None, dict(last.own))) is None
     # The sitemap lists every page with the day it changed: a new day for one is a new sitemap.
     assert _patched(last, SiteState("shared", {"a.md": "2026-11-30|1", "b.md": "2026-12-01|3"})) is None
+    # An article added: every page planned (the sitemap is made again), its and the changed ones' rendered.
+    added = patch(last, SiteState("shared", {**last.own, "b.md": "2026-12-01|3", "c.md": "2026-12-01|4"}), None)
+    assert (added.articles, added.lists, added.every) == ({"b.md", "c.md"}, True, True)
 
 
 def test_an_articles_own_part_is_its_day_revisions_and_updated_time_and_the_shared_part_its_seeds_and_salts():
