@@ -19,7 +19,7 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
-from pipeline.passes.sharded import Sharded
+from pipeline.passes.sharded import Overlay, Sharded
 from pipeline.text import lookup_key
 from pipeline.urls import article_url
 from pipeline.source import name_lang_slug
@@ -64,8 +64,7 @@ class LinkIndex:
         answers), each key's groups as a sorted tuple: a kept index is only read, and 56,000 tuples
         load three times faster than sets (a tenth of a second of an edit build at 10k). Its big
         dicts are kept `Sharded`: an edit build's few selects read a few dozen of their keys."""
-        tables = {name: Sharded.of({key: tuple(sorted(groups)) for key, groups in table.items()})
-                  for name, table in self.tables.items()}  # fmt: skip
+        tables = {name: _sharded(table, _sorted) for name, table in self.tables.items()}
         shards = {name: Sharded.of(getattr(self, name)) for name in ("groups", "files", "sources")}
         return {**self.__dict__, **shards, "tables": tables, "headings_of": None, "memo": {}, "reads": {},
                 "reading": None}  # fmt: skip
@@ -267,9 +266,13 @@ def patch_index(
     came, went = sources.keys() - old.sources.keys(), old.sources.keys() - sources.keys()
     redo = {path for path, digest in sources.items() if old.sources.get(path) != digest} | went
     redo |= {path for path, other in old.partners.items() if other in came or other in went}
-    tables = {name: dict(table.items()) for name, table in old.tables.items()}  # items: a Sharded's, shard by shard
-    index = LinkIndex(old.default_language, headings_of, dict(old.groups.items()), tables, old.redirects,
-                      dict(old.files.items()), dict(sources), dict(old.partners))  # fmt: skip
+    # Over the kept index's tables: what changes is set beside them, and pickled again with the shards it falls in.
+    tables = {name: Overlay(table) for name, table in old.tables.items()}
+    index = LinkIndex(old.default_language, headings_of, Overlay(old.groups), tables, old.redirects,
+                      Overlay(old.files), Overlay(old.sources), dict(old.partners))  # fmt: skip
+    index.sources.update((path, digest) for path, digest in sources.items() if old.sources.get(path) != digest)
+    for path in went:
+        del index.sources[path]
     regrouped = set()
     for path in redo:
         index.partners.pop(path, None)
@@ -285,6 +288,28 @@ def patch_index(
     for group in regrouped & index.groups.keys():  # in record order, as a build adds them
         index.groups[group].sort(key=lambda page: order[page.path])
     return index
+
+
+def changed_pages(old: LinkIndex, new: LinkIndex) -> list[Page]:
+    """The pages, in `old` and in `new`, at each path where the two differ: where `new` is `old` patched,
+    only the paths it set or removed are compared."""
+    files = new.files
+    paths = files.touched() if isinstance(files, Overlay) and files.base is old.files else old.files.keys() | files.keys()
+    return [page for path in paths if old.files.get(path) != files.get(path)
+            for page in (old.files.get(path), files.get(path)) if page is not None]  # fmt: skip
+
+
+def _sharded(table: Mapping, convert: Callable) -> Sharded:
+    """A lookup table as kept: each key's groups `convert`ed, where they are not already (a kept one's are)."""
+    if isinstance(table, Sharded):
+        return table
+    if isinstance(table, Overlay):
+        return table.sharded(convert)
+    return Sharded.of({key: convert(groups) for key, groups in table.items()})
+
+
+def _sorted(groups) -> tuple[str, ...]:
+    return tuple(sorted(groups))
 
 
 def _page(record: dict, paths, default_language: str, partners: dict[str, str]) -> Page:

@@ -28,7 +28,7 @@ from typing import Callable
 
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, diagnostic, known_as, mentioning
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
-from pipeline.passes.link_index import LinkIndex, build_index, keys_of, patch_index
+from pipeline.passes.link_index import LinkIndex, build_index, changed_pages, keys_of, patch_index
 from pipeline.passes.links import LINK_SCHEMA
 from pipeline.text import heading_slug
 from pipeline.urls import wanted_url
@@ -178,9 +178,7 @@ def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
     if before is None:
         return None
     now = wiki.memo(f"{NAME}.index", lambda: _patched(before, wiki))
-    paths = before.files.keys() | now.files.keys()
-    changed = [page for path in paths if before.files.get(path) != now.files.get(path)
-               for page in (before.files.get(path), now.files.get(path)) if page is not None]  # fmt: skip
+    changed = changed_pages(before, now)
     if not changed:
         return []
     keys = set().union(*map(keys_of, changed))

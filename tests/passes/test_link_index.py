@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from pipeline.passes.link_index import build_index, patch_index
+from pipeline.passes.link_index import build_index, changed_pages, patch_index
 from tests.passes.changes import changed
 
 PATHS = [f"{folder}{name}{lang}.md" for folder in ("", "a/", "a/b/") for name in ("x", "y", "z") for lang in ("", ".es")]
@@ -44,6 +44,12 @@ def test_a_patched_index_is_the_index_built_from_the_records_now(seed):
     patched = patch_index(old, sources, now.__getitem__, lambda path: [])
     assert _plain(patched) == _plain(_built(now))
     assert _plain(old) == kept  # the kept index is compared with the new one: patching leaves it alone
+    again = pickle.loads(pickle.dumps(patched))  # kept in its turn, its changes pickled over the shards of `old`
+    assert _plain(again) == _plain(_built(now))
+    later = changed(now, PATHS, draw, _record)
+    assert _plain(patch_index(again, _built(later).sources, later.__getitem__, lambda path: [])) == _plain(_built(later))
+    assert {page.path for page in changed_pages(old, patched)} == {
+        path for path in before.keys() | now.keys() if old.files.get(path) != _built(now).files.get(path)}
 
 
 def test_a_kept_index_answers_as_built_reading_a_few_of_its_shards():
