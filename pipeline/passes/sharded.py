@@ -153,6 +153,9 @@ class Overlay(MutableMapping):
         added = sum(1 for key in self.updates if key not in self.base)
         return len(self.base) + added - sum(1 for key in self.removed if key in self.base)
 
+    def __reduce__(self):  # kept as the Sharded it makes
+        return Sharded.of(self).__reduce__()
+
     def touched(self) -> set:
         """The keys set or removed (maybe to what the base holds)."""
         return self.updates.keys() | self.removed

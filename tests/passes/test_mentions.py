@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import pickle
 import random
 from pathlib import Path
 
@@ -146,6 +147,36 @@ def _wiki(files: dict, prose: bool = True) -> Wiki:
 def _selected(files: dict, prose: bool = True) -> dict[str, dict]:
     wiki = _wiki(files, prose)
     return {a.path: mentions.select(a, wiki) for a in wiki.articles}
+
+
+class _Reading(dict):
+    """Metadata results that note which are read (a build's are decoded when read), each known by a digest."""
+
+    def __init__(self, outputs: dict) -> None:
+        super().__init__(outputs)
+        self.read: list[int] = []
+
+    def __getitem__(self, capture_id):
+        self.read.append(capture_id)
+        return super().__getitem__(capture_id)
+
+    def digest(self, capture_id) -> str:
+        return hashlib.sha256(repr(super().__getitem__(capture_id)).encode()).hexdigest()
+
+
+def test_a_new_worlds_index_reads_only_the_metadata_results_not_kept_as_they_are():
+    files = {**WIKI, "shared.md": "---\ntitle: Shared\nslug: ring\n---\nx\n", "draft.md": "---\ntitle: D\ndraft: true\n---\n"}
+    last = _wiki(files, prose=False)
+    last.results["metadata"] = _Reading(last.results["metadata"])
+    kept = pickle.loads(pickle.dumps(mentions._owns(last, {})))  # as a build keeps it: sharded
+    renamed = {**files, "arch.md": "---\ntitle: Archways\n---\nx\n", "new.md": "---\ntitle: New\n---\nx\n"}
+    del renamed["cafe.md"]
+    now = _wiki(renamed, prose=False)
+    now.results["metadata"] = _Reading(now.results["metadata"])
+    owns = mentions._owns(now, kept)
+    assert sorted(now.results["metadata"].read) == sorted(a.capture_id for a in now.articles if a.path in ("arch.md", "new.md"))
+    now.memo(mentions.OWNS, lambda: owns)
+    assert mentions._indexes(now) == mentions._indexes(_wiki(renamed, prose=False))  # what the index is made of anew
 
 
 def _paths(selected: dict) -> list[str]:
