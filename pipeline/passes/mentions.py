@@ -31,7 +31,9 @@ from pipeline import jsonio
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, field_values, known_as
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
-from pipeline.passes.names import Match, Matcher, NameKeys, matcher_for, name_keys, named_in, term_key
+from pipeline.passes.names import (
+    Match, Matcher, NameKeys, matcher_for, name_keys, named_in, patch_name_keys, term_key,
+)  # fmt: skip
 from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
 from pipeline.passes.sharded import Overlay
 
@@ -97,6 +99,8 @@ def affected(old: dict, wiki: Wiki, touched) -> set[int] | None:
         return None
     wiki.memo(OWNS, lambda: _owns(wiki, old.get(OWNS, {})))
     now = wiki.memo(f"{NAME}.indexes", lambda: _indexes(wiki))
+    if f"{NAME}.keys" in old:
+        wiki.memo(f"{NAME}.keys", lambda: _patched_keys(old[f"{NAME}.keys"], before, now))
     names = set()
     for lang in before.keys() | now.keys():
         was, is_ = (index.get(lang, {"digest": None, "entries": []}) for index in (before, now))
@@ -115,6 +119,19 @@ def affected(old: dict, wiki: Wiki, touched) -> set[int] | None:
 
 
 AFFECTED = affected
+
+
+def _patched_keys(keys: dict[str, NameKeys], before: dict, now: dict) -> dict[str, NameKeys]:
+    """The name keys of each language's index `now`, made from `keys`, those of the indexes `before`."""
+    patched = {}
+    for lang, index in now.items():
+        was = before.get(lang)
+        if lang not in keys or was is None:
+            patched[lang] = name_keys(index["entries"])
+        else:
+            same = was["digest"] == index["digest"]
+            patched[lang] = keys[lang] if same else patch_name_keys(keys[lang], was["entries"], index["entries"])
+    return patched
 
 
 def _hashable(entries: list) -> set[tuple]:

@@ -217,6 +217,25 @@ def name_keys(entries: list) -> NameKeys:
     return keys
 
 
+def patch_name_keys(keys: NameKeys, before: list, now: list) -> NameKeys:
+    """What `name_keys(now)` finds, made from `keys` (`name_keys(before)`): the entries of `before` that `now`
+    holds as they are keep their names' places, renumbered; the others' names are taken out, and those of
+    the entries new in `now` filed under their rarest word as `keys` counts them. (Lookups find a name
+    under any of its words: which one is a matter of speed, not of what is found.)"""
+    at = {entry[0]: number for number, entry in enumerate(now)}  # by path: an index has one entry per path
+    moved = [at.get(entry[0]) for entry in before]
+    moved = [number if number is not None and now[number] == entry else None for number, entry in zip(moved, before)]
+    patched: NameKeys = {}
+    for word, rows in keys.items():
+        kept = [(moved[number], words) for number, words in rows if moved[number] is not None]
+        if kept:
+            patched[word] = kept
+    for number in sorted(set(range(len(now))).difference(moved)):  # the entries new in `now`, or changed
+        for words in {frozenset(term_key(name)[0]) for name in [now[number][4], *now[number][5]]} - {frozenset()}:
+            patched.setdefault(min(words, key=lambda word: (len(patched.get(word, ())), word)), []).append((number, words))
+    return patched
+
+
 def named_in(keys: NameKeys, words: set[str]) -> list[int]:
     """The numbers, in order, of the entries with a name whose every word is in `words`."""
     return sorted({number for word in words & keys.keys() for number, needed in keys[word] if needed <= words})

@@ -69,3 +69,31 @@ def test_the_words_read_hold_every_word_of_the_names_the_texts_hold(other):
     assert "(" in read and "," in read
     for text in texts, ["all ascii\there (.NET)"]:  # white space is no token, in ASCII text either
         assert not {word for word in names.words_read(text) if word.isspace()}
+
+
+WORDS = ["ring", "three", "big", "café", "node", "js", "arch", "x", "y"]
+
+
+def _entry(path: str, draw: random.Random) -> list:
+    """An index entry whose title and aliases are drawn from a few words (so names share them)."""
+    name = lambda: " ".join(draw.sample(WORDS, draw.randint(1, 3)))  # noqa: E731
+    return [path, path[:-3], path[:-3], f"{path[:-3]}/", name(), [name() for _ in range(draw.randrange(3))]]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_patched_name_keys_find_what_name_keys_made_anew_find(seed):
+    draw = random.Random(seed)
+    paths = [f"p{n}.md" for n in range(30)]
+    before = {path: _entry(path, draw) for path in sorted(draw.sample(paths, 15))}
+    now = dict(before)
+    for _ in range(draw.randint(1, 5)):  # renamed, added, removed
+        path = draw.choice(paths)
+        if path in now and draw.random() < 0.3:
+            del now[path]
+        else:
+            now[path] = _entry(path, draw)
+    was, is_ = list(before.values()), [now[path] for path in sorted(now)]
+    patched, anew = names.patch_name_keys(names.name_keys(was), was, is_), names.name_keys(is_)
+    for _ in range(200):
+        text = set(draw.sample(WORDS, draw.randint(0, len(WORDS))))
+        assert names.named_in(patched, text) == names.named_in(anew, text), text
