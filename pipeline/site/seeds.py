@@ -123,14 +123,17 @@ def save_seeds(path: Path, seeds: Seeds) -> None:
     meets again only once (the languages, the paths many articles link to), and reading 13,000
     seeds back took 50 ms where their JSON took 100-170 ms.
     """
-    fields = [_one_each(column) for column in zip(*seeds.used.values())] or [[] for _ in Seed._fields]
+    known = seeds.known
+    made = [seed if key in known else _one_each(seed) for key, seed in seeds.used.items()]
+    fields = [list(column) for column in zip(*made)] or [[] for _ in Seed._fields]
     jsonio.save_bytes(path, pickle.dumps({"code": CODE, "keys": list(seeds.used), "fields": fields}, protocol=5))
     path.with_suffix(".json").unlink(missing_ok=True)  # where earlier versions kept them (5 MB at 10k), unread now
 
 
-def _one_each(column: tuple) -> list:
-    """The column with its equal strings (in lists too) made one object (interned), which pickle writes once
-    and then refers to: the 100,000 paths 13,000 seeds link to were written, and read back, one by one (a
-    5.4 MB file, 76 ms to read at 10k, against 3.5 MB and 60)."""
+def _one_each(seed: Seed) -> Seed:
+    """The seed with its strings (in lists too) interned: equal strings are then one object, which pickle
+    writes once and then refers to. The 100,000 paths 13,000 seeds link to were written, and read back,
+    one by one (a 5.4 MB file, 76 ms to read at 10k, against 3.5 MB and 60). Only seeds made by this build
+    are: those read back share their strings already (interning them all took 60 ms of a title change)."""
     same = lambda value: sys.intern(value) if type(value) is str else value  # noqa: E731
-    return [[same(item) for item in value] if isinstance(value, list) else same(value) for value in column]
+    return seed._make([same(item) for item in value] if isinstance(value, list) else same(value) for value in seed)
