@@ -156,7 +156,10 @@ class Standby:
         Without a process, or a call, True: nothing runs in the meantime."""
         if self._pid is None or self._call is None:
             return True
-        return bool(select.select([self._results], [], [], 0)[0])
+        # poll, not select: select refuses a descriptor numbered past 1023, which a long-lived process may hold.
+        waiting = select.poll()
+        waiting.register(self._results, select.POLLIN)
+        return bool(waiting.poll(0))
 
     def stop(self) -> None:
         """End the process (a call given and not asked for is dropped)."""

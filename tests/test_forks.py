@@ -144,6 +144,21 @@ def test_a_standby_is_ready_once_its_call_has_sent_its_result_and_always_without
     _no_child_left()
 
 
+def test_a_standby_is_asked_whether_it_is_ready_whatever_its_pipes_descriptors_are_numbered():
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # as a long-lived process may hold: past 1023
+    before, after = os.pipe()
+    try:
+        with Standby() as standby:
+            standby.start(os.read, before, 1)
+            assert standby._results.fileno() > 1024 and not standby.ready()  # select() refused such a descriptor
+            os.write(after, b"x")
+            assert standby.result() == b"x"
+    finally:
+        for descriptor in [*held, before, after]:
+            os.close(descriptor)
+    _no_child_left()
+
+
 def test_a_standby_makes_its_calls_one_after_the_other_in_the_same_process():
     with Standby() as standby:
         standby.start(_seen, "first")
