@@ -264,13 +264,14 @@ def patch_index(
     now, in order, differ), came or went, or whose `paired_with` names a record that came or went, are
     made again from `record_of(path)`. `old` is left as it was."""
     came, went = sources.keys() - old.sources.keys(), old.sources.keys() - sources.keys()
-    redo = {path for path, digest in sources.items() if old.sources.get(path) != digest} | went
+    differs = {path: digest for path, digest in sources.items() if old.sources.get(path) != digest}
+    redo = differs.keys() | went
     redo |= {path for path, other in old.partners.items() if other in came or other in went}
     # Over the kept index's tables: what changes is set beside them, and pickled again with the shards it falls in.
     tables = {name: Overlay(table) for name, table in old.tables.items()}
     index = LinkIndex(old.default_language, headings_of, Overlay(old.groups), tables, old.redirects,
                       Overlay(old.files), Overlay(old.sources), dict(old.partners))  # fmt: skip
-    index.sources.update((path, digest) for path, digest in sources.items() if old.sources.get(path) != digest)
+    index.sources.update(differs)
     for path in went:
         del index.sources[path]
     regrouped = set()
@@ -303,9 +304,7 @@ def _sharded(table: Mapping, convert: Callable) -> Sharded:
     """A lookup table as kept: each key's groups `convert`ed, where they are not already (a kept one's are)."""
     if isinstance(table, Sharded):
         return table
-    if isinstance(table, Overlay):
-        return table.sharded(convert)
-    return Sharded.of({key: convert(groups) for key, groups in table.items()})
+    return (table if isinstance(table, Overlay) else Overlay(table)).sharded(convert)
 
 
 def _sorted(groups) -> tuple[str, ...]:
