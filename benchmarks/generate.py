@@ -128,31 +128,37 @@ def generate(out: Path, shape: Shape) -> int:
 
 
 def hugo_tree(wiki: Path, site: Path) -> None:
-    """The same English articles as a Hugo site (wikilinks stay text: Hugo has none)."""
+    """The same articles as a Hugo site (wikilinks stay text: Hugo has none).
+
+    Hugo pairs `name.es.md` with `name.md` by its file name when `es` is a configured
+    language, and builds it under `/es/`, as pipeline does.
+    """
     (site / "content").mkdir(parents=True, exist_ok=True)
-    (site / "hugo.toml").write_text('baseURL = "http://localhost/"\ntitle = "bench"\n')
+    languages = '\ndefaultContentLanguage = "en"\n[languages.en]\nweight = 1\n[languages.es]\nweight = 2\n'
+    (site / "hugo.toml").write_text('baseURL = "http://localhost/"\ntitle = "bench"\n' + languages)
     layouts = site / "layouts" / "_default"
     layouts.mkdir(parents=True, exist_ok=True)
     (layouts / "single.html").write_text("<html><body><h1>{{ .Title }}</h1>{{ .TableOfContents }}{{ .Content }}</body></html>")
     (layouts / "list.html").write_text("<html><body>{{ range .Pages }}<a href='{{ .RelPermalink }}'>{{ .Title }}</a>{{ end }}</body></html>")
-    for source in wiki.rglob("*.md"):
-        if not source.name.endswith(".es.md"):
-            target = site / "content" / source.relative_to(wiki)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
+    _copy_articles(wiki, site / "content")
 
 
 def mkdocs_tree(wiki: Path, project: Path) -> None:
-    """The same English articles as a MkDocs project with the Material theme."""
+    """The same articles as a MkDocs project with the Material theme. MkDocs has no languages
+    without a plugin, so each Spanish article is a page of its own (`name.es/`)."""
     docs = project / "docs"
     docs.mkdir(parents=True, exist_ok=True)
     (project / "mkdocs.yml").write_text("site_name: bench\ntheme:\n  name: material\n")
     (docs / "index.md").write_text("# Home\n")
+    _copy_articles(wiki, docs)
+
+
+def _copy_articles(wiki: Path, content: Path) -> None:
+    """Every article of `wiki`, English and Spanish, at the same paths under `content`."""
     for source in wiki.rglob("*.md"):
-        if not source.name.endswith(".es.md"):
-            target = docs / source.relative_to(wiki)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(source.read_bytes())
+        target = content / source.relative_to(wiki)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ run: a cold build, a rebuild with no change, a rebuild after editing one
 article's body, after changing one title, and after adding one article. It
 reports wall time, CPU time, peak RSS, pages rewritten, and jobs run and
 reused. When `hugo` (Debian package) and `mkdocs` with the Material theme are
-installed, it builds the same English articles with them, the same way, and
+installed, it builds the same articles, English and Spanish, with them, the same way, and
 prints ratios. With `--baseline DIR` (another checkout of pipeline, e.g. a
 `git worktree` of an older commit) it times that version too, on its own copy
 of the wiki, so before and after are a ratio in one run. With `--repeat N`

@@ -27,6 +27,20 @@ def test_generator_makes_the_wiki_it_describes(tmp_path):
     assert generate.article_text(3, shape) == generate.article_text(3, shape)  # deterministic
 
 
+def test_hugo_and_mkdocs_get_every_article_english_and_spanish(tmp_path):
+    wiki = tmp_path / "wiki"
+    generate.generate(wiki, generate.Shape(articles=20, spanish=0.5, words=100))
+    sources = sorted(str(p.relative_to(wiki)) for p in wiki.rglob("*.md"))
+    assert any(name.endswith(".es.md") for name in sources)
+    generate.hugo_tree(wiki, tmp_path / "hugo")
+    generate.mkdocs_tree(wiki, tmp_path / "mkdocs")
+    for content in (tmp_path / "hugo" / "content", tmp_path / "mkdocs" / "docs"):
+        copied = sorted(str(p.relative_to(content)) for p in content.rglob("*.md") if p.name != "index.md")
+        assert copied == sources
+    # Hugo skips `name.es.md` unless `es` is a language it is told of.
+    assert "[languages.es]" in (tmp_path / "hugo" / "hugo.toml").read_text()
+
+
 def test_runner_times_every_scenario(tmp_path, capsys):
     (tool,) = run.run_size(50, tmp_path, hugo=False, mkdocs=False)
     results = tool.results
