@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import Config
+from pipeline.store import close_all
 
 REPO = Path(__file__).resolve().parent.parent
 POINTSAV = REPO.parent / "shared" / "corpora" / "pointsav-wiki"
@@ -102,6 +103,15 @@ try:
     settings.load_profile("pipeline")
 except ImportError:  # pragma: no cover
     pass
+
+
+@pytest.fixture(autouse=True)
+def _close_stores():
+    """Close the store connections a test's builds left open: each build keeps this process's cached
+    readers (one per store path, right for a command or a preview), and a test run makes thousands of
+    stores, which would hold more descriptors than `select` and the process limit allow."""
+    yield
+    close_all()
 
 
 @pytest.fixture(scope="session", autouse=True)
