@@ -30,6 +30,7 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     from mdit_py_plugins.tasklists import tasklists_plugin
 
     from pipeline.markdown.headings import heading_ids_plugin
+    from pipeline.markdown.newlines import newlines_plugin
     from pipeline.markdown.skips import noting_skips
     from pipeline.markdown.wikilinks import wikilinks_plugin
 
@@ -37,7 +38,7 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin).use(tasklists_plugin)
     md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
-    md.use(heading_ids_plugin)
+    md.use(heading_ids_plugin).use(newlines_plugin)
     noting_skips(md)
     # URL normalization is pure and costly (a URL parse and re-encode each time), and a wiki
     # repeats its URLs: remember the last few thousand.
