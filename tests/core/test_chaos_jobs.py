@@ -1,12 +1,21 @@
-"""Chaos: 1,000 jobs, 4 worker processes, one SIGKILLed every ~200 ms, 2% outrunning their lease."""
+"""Chaos: 400 jobs, 4 worker processes; workers SIGKILLed mid-job and jobs outrunning their lease, at set points.
+
+The faults are provoked, not hoped for: the chaos pass itself announces, through a FIFO the test
+reads, the jobs at which its worker is to be killed (`kill PID`) and the jobs that are to outrun
+their lease (`overrun I`). An overrunning job blocks until another worker has claimed it again
+(`redone I`), so its late completion is always fenced off. The counts asserted are exact.
+"""
 
 import hashlib
-import random
+import os
+import selectors
 import signal
 import subprocess
 import sys
 import time
 import types
+
+import pytest
 
 from pipeline.capture import capture_content, load_articles
 from pipeline.config import load_config
@@ -15,27 +24,50 @@ from pipeline.passes.registry import spec_of
 from pipeline.plan import plan_round
 from pipeline.store import open_store
 
-JOBS = 1000
+JOBS = 400
 WORKERS = 4
-DEADLINE = 90.0
+DEADLINE = 120.0  # a bound on a broken run, never reached by a passing one
+KILLED = [i for i in range(JOBS) if i % 25 == 7]  # first attempt: its worker is SIGKILLed mid-job
+OVERRUN = [i for i in range(JOBS) if i % 100 == 42]  # first attempt: outruns its lease
 
-# Slow on its first run only (a marker file remembers), so a slow job outruns its lease once and is
-# then recovered and finished by another worker, and the slow worker's late completion is fenced off.
 CHAOS_PASS = '''
-import hashlib, pathlib, time
+import os, pathlib, signal
 
 NAME = "chaos"
 VERSION = 1
 CONTRACT = {"type": "object", "required": ["n", "diagnostics"]}
-MARKS = pathlib.Path(__file__).parent / "marks"
+HERE = pathlib.Path(__file__).parent
+KILLED = set(%(killed)r)
+OVERRUN = set(%(overrun)r)
+
+
+def _first(kind, i):
+    """Whether this is the first attempt at article i to reach this point (the marker is made atomically)."""
+    try:
+        os.close(os.open(HERE / "marks" / f"{kind}-{i}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+def _say(line):
+    fd = os.open(HERE / "events", os.O_WRONLY)
+    os.write(fd, (line + "\\n").encode())  # one short write: atomic on a FIFO
+    os.close(fd)
 
 
 def run(article, inputs):
-    if int(article.sha256[:8], 16) % 50 == 0:
-        mark = MARKS / article.sha256
-        if not mark.exists():
-            mark.touch()
-            time.sleep(0.8)
+    i = int(article.body.split()[1])
+    if i in KILLED and _first("kill", i):
+        _say(f"kill {os.getpid()}")
+        signal.pause()  # until the test's SIGKILL
+    if i in OVERRUN:
+        if _first("overrun", i):
+            _say(f"overrun {i}")
+            with open(HERE / f"release-{i}") as release:  # until another worker runs this job again
+                release.readline()
+        else:
+            _say(f"redone {i}")
     return {"n": len(article.body), "diagnostics": []}
 '''
 
@@ -46,7 +78,11 @@ def _setup(tmp_path):
     for i in range(JOBS):
         (content / f"a{i:04}.md").write_text(f"article {i}\n")
     (tmp_path / "marks").mkdir()
-    (tmp_path / "chaos_pass.py").write_text(CHAOS_PASS)
+    os.mkfifo(tmp_path / "events")
+    for i in OVERRUN:
+        os.mkfifo(tmp_path / f"release-{i}")
+    source = CHAOS_PASS % {"killed": KILLED, "overrun": OVERRUN}
+    (tmp_path / "chaos_pass.py").write_text(source)
     (tmp_path / "wiki.yaml").write_text(
         "content_dir: content\nstate_dir: state\npasses: [chaos_pass.py]\n"
         "jobs: {lease_seconds: 0.5, batch_size: 4, max_attempts: 50}\n"
@@ -54,16 +90,12 @@ def _setup(tmp_path):
     config = load_config(tmp_path / "wiki.yaml")
     conn = open_store(config.state_db)
     report = capture_content(conn, config)
-    module = types.SimpleNamespace(**{k: v for k, v in _load(tmp_path).items() if k.isupper() or k == "run"})
+    namespace = {"__file__": str(tmp_path / "chaos_pass.py")}
+    exec(source, namespace)
+    module = types.SimpleNamespace(**{k: v for k, v in namespace.items() if k.isupper() or k == "run"})
     articles = load_articles(conn, report.new)
     plan_round(conn, [spec_of(module)], articles, Wiki(options={}, articles=articles), max_attempts=50, now=time.time())
     return conn
-
-
-def _load(tmp_path):
-    namespace = {"__file__": str(tmp_path / "chaos_pass.py")}
-    exec(CHAOS_PASS, namespace)
-    return namespace
 
 
 def _captures_digest(conn):
@@ -82,36 +114,78 @@ def _done(conn):
     return conn.execute("SELECT COUNT(*) FROM processing_jobs WHERE status = 'done'").fetchone()[0]
 
 
+class Chaos:
+    """The test's side of the FIFO: kills the workers named, releases overrunning jobs once run again."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path, self.kills, self.overruns, self.released = tmp_path, 0, set(), set()
+        self.events = os.open(tmp_path / "events", os.O_RDONLY | os.O_NONBLOCK)
+        self.keep_open = os.open(tmp_path / "events", os.O_WRONLY)  # no EOF while no worker writes
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.events, selectors.EVENT_READ)
+        self.pending = b""
+        self.workers = {}
+
+    def handle(self, line: str) -> None:
+        kind, value = line.split()
+        if kind == "kill":
+            proc = self.workers.pop(int(value))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            self.kills += 1
+        elif kind == "overrun":
+            self.overruns.add(int(value))
+        elif kind == "redone" and int(value) not in self.released:
+            self.released.add(int(value))
+            with open(self.tmp_path / f"release-{value}", "w") as release:
+                release.write("go\n")
+
+    def step(self) -> None:
+        """Handle what the workers said (waiting a moment for it), and keep WORKERS of them running."""
+        if self.selector.select(timeout=0.05):
+            self.pending += os.read(self.events, 65536)
+            *lines, self.pending = self.pending.split(b"\n")
+            for line in lines:
+                self.handle(line.decode())
+        for pid, proc in list(self.workers.items()):  # a worker that found nothing to claim exits
+            if proc.poll() is not None:
+                del self.workers[pid]
+        while len(self.workers) < WORKERS:
+            proc = _start(self.tmp_path)
+            self.workers[proc.pid] = proc
+
+    def close(self) -> None:
+        for proc in self.workers.values():
+            proc.kill()
+            proc.wait()
+        self.selector.close()
+        os.close(self.events)
+        os.close(self.keep_open)
+
+
+@pytest.mark.slow
 def test_chaos_workers(tmp_path):
     conn = _setup(tmp_path)
     digest = _captures_digest(conn)
-    rng = random.Random(1234)
-    workers = [_start(tmp_path) for _ in range(WORKERS)]
-    kills, started = 0, time.monotonic()
+    chaos, started = Chaos(tmp_path), time.monotonic()
     try:
         while _done(conn) < JOBS and time.monotonic() - started < DEADLINE:
-            time.sleep(0.2)  # the chaos cadence, not a wait for state
-            victim = rng.randrange(WORKERS)
-            if workers[victim].poll() is None:
-                workers[victim].send_signal(signal.SIGKILL)
-                kills += 1
-            workers[victim].wait()
-            workers[victim] = _start(tmp_path)
-            for i, proc in enumerate(workers):  # a worker that found nothing to claim exits; keep 4 running
-                if proc.poll() is not None:
-                    workers[i] = _start(tmp_path)
+            chaos.step()
     finally:
-        for proc in workers:
-            proc.kill()
-            proc.wait()
+        chaos.close()
 
     assert _done(conn) == JOBS, f"only {_done(conn)} jobs done after {DEADLINE}s"
-    assert kills > 10
+    assert chaos.kills == len(KILLED)
+    assert chaos.overruns == chaos.released == set(OVERRUN)
     per_job = conn.execute(
         "SELECT job_id, COUNT(*) AS n FROM job_attempts WHERE outcome = 'done' GROUP BY job_id"
     ).fetchall()
     assert len(per_job) == JOBS and {row["n"] for row in per_job} == {1}
     assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT job_id) FROM processing_results").fetchone()[:] == (JOBS, JOBS)
-    assert conn.execute("SELECT COUNT(*) FROM rejected_completions").fetchone()[0] >= 1
+    fenced = {row[0] for row in conn.execute(
+        "SELECT c.path FROM rejected_completions r JOIN processing_jobs j ON j.id = r.job_id "
+        "JOIN captures c ON c.id = j.capture_id"
+    )}  # fmt: skip
+    assert {f"a{i:04}.md" for i in OVERRUN} <= fenced
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert _captures_digest(conn) == digest
