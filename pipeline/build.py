@@ -18,11 +18,13 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from pipeline.build_lock import build_lock
 from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles, read_ahead
 from pipeline.code import code_digest
 from pipeline.config import Config, worker_count
 from pipeline.console import SILENT, Progress
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
+from pipeline.disk_full import disk_full_is_an_error
 from pipeline.facts import LOG_KEPT, Change, Facts, fact_sources, gather
 from pipeline.forks import Standby
 from pipeline.libc import give_back_memory
@@ -31,12 +33,13 @@ from pipeline.passes.registry import rounds
 from pipeline.plan import failed_jobs, load_results, plan_round
 from pipeline.plan_memo import PACK_FOUND, Digests, PlanCache, read_results, settle_memos
 from pipeline.results import ResultFacts, stored_diagnostics
-from pipeline.site import SiteReport, search_pending, site_intact
+from pipeline.site import MANIFEST, SiteReport, normalize_base, search_pending, site_intact
+from pipeline.site.output import refuse_foreign, refuse_unsafe
 from pipeline.site.theme import theme_digest
 from pipeline.stamp import (
     LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
 )
-from pipeline.scan import scan_sources
+from pipeline.scan import require_content_folder, scan_sources
 from pipeline.store import db_path, open_store, store_identity
 from pipeline.worker import WorkBeside, WorkerReport, passes_for, run_plan
 
@@ -54,6 +57,7 @@ class ProcessReport:
     wiki: Wiki | None = None
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
+    notices: list[tuple[str, str, str]] = field(default_factory=list)  # files the capture left out or renamed
     diagnostics: list[Diagnostic] = field(default_factory=list)  # the info ones too, unless asked for none
     unlisted_info: int = 0  # info diagnostics counted but not listed (a build asked for none: `info=False`)
     skipped: bool = False  # nothing the build reads had changed since the last complete one
@@ -101,7 +105,8 @@ PASS_OPTIONS = ("languages", "default_language", "autolink", "pairing", "pairing
 
 
 def wiki_options(config: Config) -> dict:
-    return {name: getattr(config, name) for name in PASS_OPTIONS}
+    """The options passes read; `base_url` as the site is published under it (`docs` is `/docs/`)."""
+    return {**{name: getattr(config, name) for name in PASS_OPTIONS}, "base_url": normalize_base(config.base_url)}
 
 
 DEFAULT_OPTIONS = wiki_options(Config())
@@ -217,11 +222,10 @@ def render(
     return report
 
 
-@collector_paused()
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
     written: Callable[[], None] = lambda: None, warm: Warm | None = None, search_later: BackgroundIndex | None = None,
-    info: bool = True,
+    info: bool = True, force: bool = False, wait: bool = True,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
@@ -233,10 +237,32 @@ def build(
     a run still indexing the last build's pages is stopped first (this build replaces them, and needs the CPU).
     Without `info`, the report counts the info diagnostics (suggestions) but lists none: at 10,000 articles,
     32,000 of 35,000.
+
+    A build that writes the site refuses an output folder it must not write (`site.output`; a non-empty one
+    `pipeline` did not write, unless `force`), and holds the wiki's build lock (`build_lock`: without
+    `wait`, BuildBusy when another build holds it). A full disk is a UserError naming the path.
     """
-    started = time.perf_counter()
+    require_content_folder(config.content_dir)  # a build that fails so makes nothing in the state folder
     if search_later is not None:
-        search_later.stop()
+        search_later.stop()  # before the lock: its run holds a share of it
+    options = dict(workers=workers, site=site, progress=progress, reuse=reuse, written=written, warm=warm,
+                   search_later=search_later, info=info)  # fmt: skip
+    with disk_full_is_an_error([config.out_dir, config.state_dir] if site else [config.state_dir]):
+        if not site:
+            return _build(config, **options)
+        refuse_unsafe(config.out_dir, config.content_dir, config.state_dir)
+        with build_lock(config.state_dir, wait=wait):
+            refuse_foreign(config.out_dir, config.state_dir / MANIFEST, force)
+            return _build(config, **options)
+
+
+@collector_paused()
+def _build(
+    config: Config, *, workers: int | None, site: bool, progress: Progress, reuse: bool,
+    written: Callable[[], None], warm: Warm | None, search_later: BackgroundIndex | None, info: bool,
+) -> BuildReport:
+    """`build`, once the output folder is known safe and the lock held."""
+    started = time.perf_counter()
     count = worker_count(config, workers)
     checked = site and reuse  # whether every file of the last site is still there (a build may be skipped)
     # Forked first, while this process is small: one walks and stats the content folder while this one loads
@@ -261,6 +287,7 @@ def build(
             beside = WorkBeside(standby, config)  # the standby loads the passes, to work the small rounds
             gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT)
             processed = process(conn, config, specs, count, progress, gathered, warm, beside, read)
+            processed.notices = captured.notices
             beside.settle()
             saved = diagnostics_path(config, kind) if not processed.failures else None
             listing = list_diagnostics(processed, standby, stamp, saved, info, unsettled(processed, specs))
@@ -313,26 +340,26 @@ def list_diagnostics(
     of the passes to `settle` (`plan_memo.settle_memos`), which the next build would pack otherwise.
     Else they are listed here, from the outputs this process read too.
     """
-    wiki, problems, failures = processed.wiki, processed.problems, processed.failures
+    wiki, problems, failures, notices = processed.wiki, processed.problems, processed.failures, processed.notices
     if not standby.forked:
-        diagnostics = collect(wiki, problems, failures)
+        diagnostics = collect(wiki, problems, failures, notices)
         if saved is not None:
             save_diagnostics(saved, stamp, diagnostics)
         return lambda: listed_for(diagnostics, info)
     stored = [(outputs.db, outputs.reporting()) for outputs in wiki.results.values()]  # a build's: StoredOutputs
     paths = {article.capture_id: article.path for article in wiki.articles}
-    standby.start(_listed_stored, stored, paths, problems, failures, saved, stamp, info, settle)
+    standby.start(_listed_stored, stored, paths, problems, failures, notices, saved, stamp, info, settle)
     return lambda: _as_diagnostics(*standby.result())
 
 
 def _listed_stored(
     stored: list[tuple[str, list[tuple[int, int]]]], paths: dict[int, str], problems: list, failures: list,
-    saved: Path | None, stamp: str, info: bool, settle: list[tuple[str, int]],
+    notices: list, saved: Path | None, stamp: str, info: bool, settle: list[tuple[str, int]],
 ) -> tuple[list[tuple], int]:
     """The standby's work (`list_diagnostics`): the diagnostics of the `stored` results (store, and the
     capture id and job id of each result that may report one), those listed as plain tuples."""
     reports = (found for db, reporting in stored for found in stored_diagnostics(db, reporting, {}))
-    diagnostics = listed(reports, paths, problems, failures)
+    diagnostics = listed(reports, paths, problems, failures, notices)
     if saved is not None:
         save_diagnostics(saved, stamp, diagnostics)
     if settle and stored:
@@ -350,7 +377,9 @@ def _as_diagnostics(rows: list[tuple], unlisted: int) -> tuple[list[Diagnostic],
 def build_stamp(config: Config, specs: list[PassSpec], sources: dict, captured: CaptureReport, site: bool) -> str:
     settings = {}
     if site:
-        settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name, "base_url": config.base_url,
-                    "search": config.search, "theme": theme_digest(config.templates_dir)}  # fmt: skip
+        settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name,
+                    "base_url": normalize_base(config.base_url), "search": config.search,
+                    "theme": theme_digest(config.templates_dir)}  # fmt: skip
     options = wiki_options(config)
+    sources = {**sources, "notices": captured.notices}  # a file left out is reported until it is not
     return stamp_of(captured.current, specs, options, sources, settings, code_digest())

@@ -1,6 +1,7 @@
 """Content folder -> immutable captures.
 
-`capture_content` walks the content folder, hashes each Markdown file and
+`capture_content` walks the content folder (which files it takes, and reads
+how, safely: `scan`), hashes each Markdown file and
 records a capture for every (path, bytes) pair it has not seen before. A path
 whose bytes match its current capture costs one read and one hash. Removals
 are captures too (kind `removal`), and `capture_history` records which capture
@@ -27,7 +28,7 @@ from pipeline.forks import Later
 from pipeline.passes.base import Article
 from pipeline.records import made
 from pipeline.source import ParsedSource, decode, parse_source
-from pipeline.scan import Scan, history_mark, scan_sources
+from pipeline.scan import Notice, Scan, history_mark, read_regular, scan_sources, skip_notice
 from pipeline.store import db_path, plain_rows, reader, rows_for_ids, write
 
 @dataclass
@@ -40,6 +41,7 @@ class CaptureReport:
     removed: list[str] = field(default_factory=list)
     current: list[int] = field(default_factory=list)  # the captures that make up the wiki now, by path
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
+    notices: list[Notice] = field(default_factory=list)  # files left out or renamed (`scan`), reported as warnings
     commit: str | None = None  # git HEAD of the content folder (None outside a repository)
 
 
@@ -227,6 +229,7 @@ def capture_content(
             del current_ids[rel]
     report.current = [current_ids[rel] for rel in sorted(current_ids)]  # what current_capture_ids reads back
     report.problems.sort()  # by path, whichever process or step found them
+    report.notices.sort()
     return report
 
 
@@ -265,17 +268,17 @@ def _recorded(file: tuple[str, bytes, str], default_language: str) -> ParsedSour
 def _changed_files(conn, config: Config, scan: Scan, state: dict[str, Current], report: CaptureReport):
     """(path, bytes, sha256) of each file whose bytes are not its current capture's, counting the rest: the
     files the scan vouched for are not read; the others are read and hashed (and their stat kept)."""
-    report.problems += scan.problems
-    report.files = len(scan.paths) - len(scan.problems)
+    report.notices += scan.notices
+    report.files = len(scan.paths) - len(scan.unread)
     report.unchanged = report.files - len(scan.unvouched)
     folder = os.path.join(config.content_dir, "")  # with its separator: a join per file costs 13,000 calls
+    real_root = os.path.realpath(folder)
     for rel, (_, mtime) in scan.unvouched.items():
         current = state.get(rel)
         try:
-            with open(folder + rel, "rb") as file:
-                raw = file.read()
-        except OSError as exc:  # vanished or unreadable since the scan: report it, keep going
-            report.problems.append((rel, 1, f"cannot read: {exc.strerror}"))
+            raw = read_regular(folder + scan.on_disk.get(rel, rel), real_root)
+        except OSError as exc:  # vanished, unreadable or swapped since the scan: report it, keep its last capture
+            report.notices.append(skip_notice(rel, exc))
             report.files -= 1
             continue
         sha = hashlib.sha256(raw).hexdigest()

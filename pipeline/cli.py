@@ -4,7 +4,7 @@ Each command lives in its own module under `pipeline/commands/` and exposes
 `register(subparsers)`; `pipeline/commands/__init__.py` lists them, in the
 order `--help` shows. Only the module of the command being run is imported
 (with every option of it), unless the command line names none: then all are.
-Expected errors (`UserError`) print one line and exit 1; usage errors exit 2.
+Expected errors (`UserError`) print one line and exit 1 (or the error's `status`); usage errors exit 2.
 `entry` is the console command: `main` without the cyclic garbage collector, then an exit that
 skips tearing down the heap.
 """
@@ -31,7 +31,19 @@ def build_parser(argv: list[str] = ()) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in commands_for(argv):
         importlib.import_module(f"pipeline.commands.{name}").register(subparsers)
+    _describe(parser)
     return parser
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """Give each (sub)command without a description its one-line help as one, so its own --help says what it does."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                command = action.choices[choice.dest]
+                if command.description is None and choice.help:
+                    command.description = f"{choice.help[0].upper()}{choice.help[1:]}."
+                _describe(command)
 
 
 def commands_for(argv: list[str]) -> tuple[str, ...]:
@@ -47,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"pipeline: error: {exc}", file=sys.stderr)
-        return 1
+        return getattr(exc, "status", 1)  # 1, or the error's own (a build another holds the lock of: 75)
     except KeyboardInterrupt:
         return 130
 

@@ -10,17 +10,21 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
+from pipeline import safe_yaml
 from pipeline.errors import ConfigError
 
 CONFIG_FILE = "wiki.yaml"
+# The shape of a BCP 47 language tag (`en`, `pt-BR`, `zh-Hant-TW`, `es-419`): a language names URL folders
+# and `lang` attributes, so nothing else may pass for one. 35 characters is RFC 5646's practical length.
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
+LANGUAGE_TAG_LENGTH = 35
 
 
 @dataclass(frozen=True)
@@ -97,22 +101,48 @@ def load_config(
     path = Path(path) if explicit else Path(CONFIG_FILE)
     raw: dict = {}
     if path.exists():
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: invalid YAML: {exc}") from None
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping of options")
+        raw = _read(path)
     elif explicit:
         raise ConfigError(f"{path}: no such config file")
     base = path.parent
-    config = _build(Config, raw, base, str(path))
+    config = _checked_languages(_build(Config, raw, base, str(path)), str(path))
     overrides = {k: Path(v) for k, v in (("content_dir", content), ("out_dir", out), ("state_dir", state)) if v}
     if "state_dir" not in overrides and "state_dir" not in raw and "content_dir" in overrides:
         overrides["state_dir"] = _state_for(config.state_dir, Path(overrides["content_dir"]), config.content_dir)
     if base_url is not None:
         overrides["base_url"] = base_url
     return dataclasses.replace(config, **overrides)
+
+
+def _read(path: Path) -> dict:
+    """The options of `path` (wiki.yaml), through the same YAML limits as content."""
+    try:
+        raw = safe_yaml.load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x})") from None
+    except safe_yaml.YamlError as exc:
+        raise ConfigError(f"{path}:{exc.line}: YAML {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of options")
+    return raw
+
+
+def is_language_tag(value: str) -> bool:
+    """Whether `value` has the shape of a BCP 47 language tag."""
+    return len(value) <= LANGUAGE_TAG_LENGTH and LANGUAGE_TAG.fullmatch(value) is not None
+
+
+def _checked_languages(config: Config, where: str) -> Config:
+    """`default_language` and `languages` must be language tags (they name URL folders); kept in lower case,
+    as the metadata pass keeps each article's."""
+    named = [("default_language", config.default_language), *(("languages", lang) for lang in config.languages or ())]
+    for name, value in named:
+        if not is_language_tag(value):
+            raise ConfigError(f"{where}: {name}: {value[:40]!r} is not a language tag (like en or pt-BR)")
+    languages = None if config.languages is None else [lang.lower() for lang in config.languages]
+    return dataclasses.replace(config, default_language=config.default_language.lower(), languages=languages)
 
 
 def _state_for(default_state: Path, content: Path, default_content: Path) -> Path:
@@ -125,7 +155,7 @@ def _state_for(default_state: Path, content: Path, default_content: Path) -> Pat
 
 def _build(cls, raw: dict, base: Path, where: str):
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(raw) - set(fields))
+    unknown = [_with_suggestion(name, fields) for name in sorted(map(str, set(raw) - set(fields)))]
     if unknown:
         raise ConfigError(f"{where}: unknown option(s): {', '.join(unknown)}")
     hints = typing.get_type_hints(cls)
@@ -136,6 +166,14 @@ def _build(cls, raw: dict, base: Path, where: str):
         return cls(**values)
     except TypeError as exc:  # pragma: no cover - guarded by the checks above
         raise ConfigError(f"{where}: {exc}") from None
+
+
+def _with_suggestion(name: str, known) -> str:
+    """`site_nmae (did you mean site_name?)`, or the name alone when no option is close."""
+    import difflib  # only for a config that names an unknown option: every command reads the config
+
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"{name} (did you mean {close[0]}?)" if close else name
 
 
 def _coerce(hint, value, where: str, base: Path, is_path: bool):

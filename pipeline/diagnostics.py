@@ -16,6 +16,12 @@ from pipeline.passes.base import Wiki, diagnostics_of
 
 FORMATS = ("text", "json", "github")
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+# Workflow commands end at a line break and split properties at `,` and `::`, so a path or message from
+# the content folder (a file name may hold any of these) is escaped as GitHub's runner unescapes it.
+GITHUB_MESSAGE_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A"})
+GITHUB_PROPERTY_ESCAPES = str.maketrans({"%": "%25", "\r": "%0D", "\n": "%0A", ":": "%3A", ",": "%2C"})
+# Text is one line per diagnostic as well: GitHub's runner reads workflow commands from any output line.
+LINE_BREAK_ESCAPES = str.maketrans({"\r": "%0D", "\n": "%0A"})
 
 
 class Diagnostic(NamedTuple):
@@ -34,19 +40,23 @@ class Diagnostic(NamedTuple):
     message: str
 
 
-def collect(wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: list[tuple[str, str, str]] = ()):
-    """Every diagnostic of the current captures, plus data-file problems and failed jobs, sorted."""
+def collect(
+    wiki: Wiki, problems: list[tuple[str, int, str]] = (), failures: list[tuple[str, str, str]] = (),
+    notices: list[tuple[str, str, str]] = (),
+):
+    """Every diagnostic of the current captures, plus data-file problems, failed jobs and capture notices, sorted."""
     paths = {article.capture_id: article.path for article in wiki.articles}
     return listed((found for outputs in wiki.results.values() for found in diagnostics_of(outputs)), paths,
-                  problems, failures)  # fmt: skip
+                  problems, failures, notices)  # fmt: skip
 
 
 def listed(
     reports: Iterable[tuple[int, list]], paths: dict[int, str], problems: list[tuple[str, int, str]],
-    failures: list[tuple[str, str, str]],
+    failures: list[tuple[str, str, str]], notices: list[tuple[str, str, str]] = (),
 ) -> list[Diagnostic]:
     """The diagnostics of `reports` (capture id, diagnostics as results hold them), of the captures at `paths`
-    (capture id -> path), plus data-file problems and failed jobs, sorted, each once."""
+    (capture id -> path), plus data-file problems, failed jobs and the capture's notices (path, code, message:
+    `skipped-file`, `not-utf8-name`), sorted, each once."""
     found = []
     for capture_id, diagnostics in reports:
         path = paths[capture_id]
@@ -54,6 +64,7 @@ def listed(
     found += [Diagnostic(path, line, 1, "error", "data-error", message) for path, line, message in problems]
     found += [Diagnostic(path, 1, 1, "error", "job-failed", f"pass {name} failed: {error}")
               for path, name, error in failures]  # fmt: skip
+    found += [Diagnostic(path, 1, 1, "warning", code, message) for path, code, message in notices]
     # Sorted, then each kept once: each pass's come in the order of its results (by path, mostly), runs
     # that a sort merges almost for free (35,000 at 10k: 4 ms), where a set to drop repeats first
     # scrambled them (40 ms).
@@ -92,9 +103,11 @@ def format_one(d: Diagnostic, style: str) -> str:
     if style == "json":
         return json.dumps(d._asdict(), ensure_ascii=False)
     if style == "github":
-        message = f"{d.code}: {d.message}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::{GITHUB_LEVEL[d.severity]} file={d.path},line={d.line},col={d.col}::{message}"
-    return f"{d.path}:{d.line}:{d.col}: {d.severity}: {d.code}: {d.message}"
+        message = f"{d.code}: {d.message}".translate(GITHUB_MESSAGE_ESCAPES)
+        path = d.path.translate(GITHUB_PROPERTY_ESCAPES)
+        return f"::{GITHUB_LEVEL[d.severity]} file={path},line={d.line},col={d.col}::{message}"
+    line = f"{d.path}:{d.line}:{d.col}: {d.severity}: {d.code}: {d.message}"
+    return line.translate(LINE_BREAK_ESCAPES) if "\n" in line or "\r" in line else line
 
 
 def summary(diagnostics: list[Diagnostic], unlisted_info: int = 0) -> str:

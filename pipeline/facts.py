@@ -1,8 +1,9 @@
 """What passes may know beyond the captures: data files and history.
 
 - Data files in the content root (`redirects.yaml`, `categories.yaml`,
-  `citations.yaml`), parsed; a file that does not parse becomes a problem
-  with its line, and the build goes on without it.
+  `citations.yaml`), parsed by `safe_yaml` (with its limits); a file that
+  does not parse becomes a problem with its line, and the build goes on
+  without it.
 - Git: the last commit time of every file, from one `git log` walk.
 - Capture history: every (time, hash) a path has had, and the whole capture log.
 """
@@ -17,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-import yaml
-
-from pipeline import jsonio
+from pipeline import jsonio, safe_yaml
 from pipeline.capture import current_capture_ids
 from pipeline.records import made
+from pipeline.scan import read_inside
+from pipeline.source import decode
 from pipeline.store import plain_rows, store_identity
 
 DATA_FILES = ("redirects", "categories", "citations")
@@ -64,21 +65,23 @@ def fact_sources(conn: sqlite3.Connection, content_dir: Path, commit: str | None
     (newest,) = conn.execute("SELECT MAX(id) FROM capture_history").fetchone()
     data = {}
     for name in DATA_FILES:
-        try:
-            data[name] = hashlib.sha256((Path(content_dir) / f"{name}.yaml").read_bytes()).hexdigest()
-        except OSError:
-            data[name] = None
+        raw = read_inside(content_dir, f"{name}.yaml")  # None: absent, or not to be read (`scan`)
+        data[name] = None if raw is None else hashlib.sha256(raw).hexdigest()
     return {"store": store_identity(conn), "log": newest, "commit": commit, "data": data}
 
 
 def _read_yaml(path: Path, problems: list) -> object:
-    if not path.is_file():
+    raw = read_inside(path.parent, path.name)  # None: absent, or not to be read (`scan`)
+    if raw is None:
+        return None
+    text, error = decode(raw)
+    if text is None:
+        problems.append((path.name, 1, error))
         return None
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problems.append((path.name, mark.line + 1 if mark else 1, f"does not parse: {exc}".splitlines()[0]))
+        return safe_yaml.load(text)
+    except safe_yaml.YamlError as exc:
+        problems.append((path.name, exc.line, f"YAML {exc}"))
         return None
 
 

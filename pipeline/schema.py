@@ -2,7 +2,7 @@
 
 `MIGRATIONS[i]` takes a database from `PRAGMA user_version` i to i + 1;
 `store.migrate` applies those a database has not seen. Triggers make the
-lifecycle tables append-only (`_immutable`); the caches (`file_stats`,
+lifecycle tables append-only (`_immutable`, `_no_replace`); the caches (`file_stats`,
 `plan_memo`, `kept_memos`, `result_mentions`) may lose rows at the cost of
 work done again.
 """
@@ -312,9 +312,40 @@ SCHEMA_V14 = """
     END;
 """
 
+
+
+def _no_replace(table: str, *keys: str) -> str:
+    """A trigger refusing a row whose key (each of `keys`: a condition on NEW) another row holds.
+
+    `REPLACE` (and `INSERT OR REPLACE`) deletes the row it displaces without firing its delete trigger
+    (SQLite fires none while `recursive_triggers` is off, as it is on any connection that does not set
+    it), so without this the bytes of a capture could change under its sha256.
+    """
+    taken = " OR ".join(f"EXISTS (SELECT 1 FROM {table} WHERE {key})" for key in keys)
+    return f"""
+    CREATE TRIGGER {table}_no_replace BEFORE INSERT ON {table} WHEN {taken}
+    BEGIN SELECT RAISE(ABORT, '{table} is immutable: rows cannot be replaced'); END;
+    """
+
+
+# v15: every immutable (and append-only) table refuses an insert that would displace a row, by any of
+# its unique keys. `job_inputs` is content-addressed: the planner inserts an input it may hold already
+# (`INSERT OR IGNORE`), so the same text under its digest passes; other text under it does not.
+SCHEMA_V15 = (
+    _no_replace("captures", "id = NEW.id", "path = NEW.path AND sha256 = NEW.sha256 AND kind = NEW.kind")
+    + _no_replace("capture_history", "id = NEW.id")
+    + _no_replace("job_inputs", "rowid = NEW.rowid", "sha256 = NEW.sha256 AND json IS NOT NEW.json")
+    + _no_replace("processing_results", "id = NEW.id", "job_id = NEW.job_id")
+    + _no_replace("rejected_completions", "id = NEW.id")
+    + _no_replace("result_fields", "id = NEW.id", "job_id = NEW.job_id AND field = NEW.field")
+    + _no_replace("result_digests", "job_id = NEW.job_id")
+    + _no_replace("result_diagnostics", "job_id = NEW.job_id")
+    + _no_replace("job_attempts", "id = NEW.id", "claim_token = NEW.claim_token")
+)
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10,
-    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14,
+    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15,
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -2,14 +2,13 @@
 
 Three parts, each usable alone (the tests drive them one by one):
 
-- `PreviewServer` serves only files inside the output folder. A URL path is
-  percent-decoded, stripped of the site's `base_url` path, joined to the
-  folder and resolved with `os.path.realpath`; anything whose real path is
-  not inside the real folder (`..`, encoded dots or slashes, symlinks out)
-  is a 404, exactly like a missing file.
-- Live reload: HTML responses get a small script, added on the way out
-  (never written into the folder), that listens to server-sent events on a
-  reserved path (`RESERVED`) and reloads the page when a rebuild finishes.
+- `PreviewServer` serves only files inside the output folder, never the
+  content or state folder, and answers only requests whose Host header no
+  other site can have sent it (`serve_access`: what it may answer). Each
+  request runs in a daemon thread of its own, and the listen queue holds
+  many connections opened at once.
+- Live reload (`serve_live`): HTML responses get a script that reloads the
+  page when a rebuild finishes, and shows `--strict`'s warnings over it.
 - `Rebuilder` and `watch`: watchfiles reports changes to the content, the
   templates and the config file; each batch triggers one incremental build,
   run in the watcher's thread, one at a time. A failed build is printed and
@@ -23,81 +22,26 @@ import os
 import sys
 import threading
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
+from errno import EADDRINUSE
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socket import AF_INET6
 from typing import Callable
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pipeline.config import Config
 from pipeline.errors import UserError
+from pipeline.serve_access import host_allowed, locate, site_path
+from pipeline.serve_live import EVENTS, Reloads, inject
 from pipeline.site import normalize_base
 from pipeline.site.theme import builtin_root
 
-# No site URL segment starts with a dot (url_slug strips them, hidden files are never captured or
-# copied), so nothing under this path can be a file of the site.
-RESERVED = "/.pipeline-serve/"
-EVENTS = f"{RESERVED}events"
-KEEPALIVE = 15.0  # seconds between SSE comments, so a closed tab's thread notices and ends
-LIVE_SCRIPT = (
-    '<script data-pipeline-serve>(function(){var s=new EventSource("' + EVENTS + '?since=%d");'
-    's.addEventListener("reload",function(){s.close();location.reload();});})();</script>\n'
-)
 HTML = "text/html; charset=utf-8"
-
-
-class Reloads:
-    """A generation counter: each good rebuild bumps it, and every SSE client waiting on it wakes."""
-
-    def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self.generation = 0
-        self.closed = False
-
-    def publish(self) -> int:
-        with self._changed:
-            self.generation += 1
-            self._changed.notify_all()
-            return self.generation
-
-    def wait(self, seen: int, timeout: float) -> int:
-        """The generation once it differs from `seen`, or after `timeout` seconds, or on close."""
-        with self._changed:
-            self._changed.wait_for(lambda: self.generation != seen or self.closed, timeout)
-            return self.generation
-
-    def close(self) -> None:
-        with self._changed:
-            self.closed = True
-            self._changed.notify_all()
-
-
-def site_path(url_path: str, base_path: str) -> str | None:
-    """The decoded path below the site root that a URL path names, or None when it is outside `base_path`."""
-    path = unquote(url_path, errors="strict") if "%" in url_path else url_path
-    if not path.startswith(base_path) or "\x00" in path or "\\" in path:
-        return None
-    return path[len(base_path) :]
-
-
-def locate(root: Path, rel: str) -> tuple[Path | None, bool]:
-    """(the real file `rel` names inside `root`, or None; whether `rel` named a folder)."""
-    real_root = os.path.realpath(root)
-    target = os.path.realpath(os.path.join(real_root, rel.lstrip("/")))
-    folder = os.path.isdir(target)
-    if folder:
-        target = os.path.realpath(os.path.join(target, "index.html"))
-    inside = target.startswith(real_root + os.sep)
-    return (Path(target) if inside and os.path.isfile(target) else None), folder
-
-
-def inject(html: bytes, generation: int) -> bytes:
-    """`html` with the live-reload script before `</body>` (or at the end)."""
-    script = (LIVE_SCRIPT % generation).encode()
-    at = html.lower().rfind(b"</body>")
-    return html[:at] + script + html[at:] if at >= 0 else html + script
+TEXT = "text/plain; charset=utf-8"
+WRONG_HOST = b"403 Forbidden: this preview answers to localhost, IP addresses and its --host name only\n"
 
 
 def content_type(path: Path) -> str:
@@ -124,6 +68,8 @@ class Handler(BaseHTTPRequestHandler):
         pass  # one line per request would bury the build summaries
 
     def respond(self, body: bool) -> None:
+        if not host_allowed(self.headers.get("Host"), self.server.host):
+            return self.send_bytes(HTTPStatus.FORBIDDEN, WRONG_HOST, TEXT, body)
         url = urlsplit(self.path)
         if url.path == EVENTS:
             return self.events(parse_qs(url.query).get("since", [None])[0], body)
@@ -136,7 +82,7 @@ class Handler(BaseHTTPRequestHandler):
             if url.path in ("/", self.server.base_path.rstrip("/")):
                 return self.redirect(self.server.base_path)
             return self.not_found(body)
-        file, folder = locate(self.server.root, rel)
+        file, folder = locate(self.server.root, rel, self.server.refused)
         if file is None:
             return self.not_found(body)
         if folder and not url.path.endswith("/"):
@@ -164,9 +110,9 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def not_found(self, body: bool) -> None:
-        page, _ = locate(self.server.root, "404.html")
+        page, _ = locate(self.server.root, "404.html", self.server.refused)
         if page is None:
-            return self.send_bytes(HTTPStatus.NOT_FOUND, b"404 Not Found\n", "text/plain; charset=utf-8", body)
+            return self.send_bytes(HTTPStatus.NOT_FOUND, b"404 Not Found\n", TEXT, body)
         self.send_file(HTTPStatus.NOT_FOUND, page, body)
 
     def redirect(self, location: str) -> None:
@@ -176,9 +122,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def events(self, since: str | None, body: bool) -> None:
-        """Server-sent events: `reload` after each good rebuild (at once if the page is older than the site)."""
-        reloads = self.server.reloads
-        seen = reloads.generation
+        """Server-sent events: see `Reloads.messages`."""
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")
@@ -187,14 +131,7 @@ class Handler(BaseHTTPRequestHandler):
         if not body:
             return
         try:
-            self.wfile.write(b"retry: 1000\n: connected\n\n")
-            if since is not None and since != str(seen):
-                self.wfile.write(f"event: reload\ndata: {seen}\n\n".encode())
-            self.wfile.flush()
-            while not reloads.closed:
-                current = reloads.wait(seen, KEEPALIVE)
-                message = f"event: reload\ndata: {current}\n\n" if current != seen else ": ping\n\n"
-                seen = current
+            for message in self.server.reloads.messages(since):
                 self.wfile.write(message.encode())
                 self.wfile.flush()
         except OSError:  # the page went away
@@ -204,24 +141,50 @@ class Handler(BaseHTTPRequestHandler):
 class PreviewServer(ThreadingHTTPServer):
     """An HTTP server over one output folder; binds loopback unless told otherwise."""
 
-    daemon_threads = True  # open event streams must not keep the process alive
+    daemon_threads = True  # open event streams must not keep the process alive, nor its close wait for them
+    # Connections waiting to be accepted: a browser opens several per page, a link checker hundreds at
+    # once; past the queue the kernel drops them and clients retry a second or more later, or time out.
+    request_queue_size = 1024
 
-    def __init__(self, out_dir: Path, base_url: str = "/", host: str = "127.0.0.1", port: int = 8000) -> None:
+    def __init__(
+        self, out_dir: Path, base_url: str = "/", host: str = "127.0.0.1", port: int = 8000,
+        refused: Sequence[Path] = (),
+    ) -> None:  # fmt: skip
         self.address_family = AF_INET6 if ":" in host else self.address_family
+        self.host = host  # the name the Host header may carry besides localhost and addresses
         self.reloads = Reloads()
-        self.point_at(out_dir, base_url)
-        super().__init__((host, port), Handler)
+        self.point_at(out_dir, base_url, refused)
+        try:
+            super().__init__((host, port), Handler)
+        except (OSError, OverflowError, UnicodeError) as exc:  # in use, not this machine's, not a name...
+            raise UserError(bind_error(host, port, exc)) from None
 
-    def point_at(self, out_dir: Path, base_url: str) -> None:
-        """Serve `out_dir` under `base_url`'s path (the config may change while serving)."""
+    def point_at(self, out_dir: Path, base_url: str, refused: Sequence[Path] = ()) -> None:
+        """Serve `out_dir` under `base_url`'s path, never what is in `refused` (the config may change while serving)."""
         self.root = Path(out_dir)
         self.base_path = urlsplit(normalize_base(base_url)).path or "/"
+        self.refused = tuple(Path(folder) for folder in refused)
+
+    @classmethod
+    def of(cls, config: Config, host: str, port: int) -> PreviewServer:
+        """A server over `config`'s output folder (see `follow`)."""
+        return cls(config.out_dir, config.base_url, host, port, never_served(config))
+
+    def follow(self, config: Config) -> None:
+        """Serve `config`'s output folder, never its content or state folder, wherever they are."""
+        self.point_at(config.out_dir, config.base_url, never_served(config))
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
         host = f"[{host}]" if ":" in host else host
         return f"http://{host}:{port}{self.base_path}"
+
+    def handle_error(self, request, client_address) -> None:
+        """One line instead of the base class's traceback; a client that went away is no error."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            print(f"pipeline: warning: a request failed: {error!r}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         """Stop serving (call from another thread than `serve_forever`'s) and end the event streams."""
@@ -230,13 +193,29 @@ class PreviewServer(ThreadingHTTPServer):
         self.server_close()
 
 
+def never_served(config: Config) -> tuple[Path, Path]:
+    return (config.content_dir, config.state_dir)
+
+
+def bind_error(host: str, port: int, error: Exception) -> str:
+    """One line naming the address and why it cannot be served on."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    cause = getattr(error, "strerror", None) or str(error)
+    hint = " (another server has it: choose another --port, or --port 0 for a free one)"
+    return f"cannot serve on {where}: {cause}{hint if getattr(error, 'errno', None) == EADDRINUSE else ''}"
+
+
+# (config, called once the pages are written) -> the problems to show over open pages (`--strict`'s), if any
+BuildSite = Callable[[Config, Callable[[], None]], Sequence[str] | None]
+
+
 class Rebuilder:
     """One build at a time; a reload event after each good one, the last good site kept after a bad one."""
 
     def __init__(
         self,
         load_config: Callable[[], Config],
-        build_site: Callable[[Config, Callable[[], None]], object],  # (config, called once pages are written)
+        build_site: BuildSite,
         reloads: Reloads,
         on_config: Callable[[Config], None] = lambda config: None,
         config: Config | None = None,
@@ -253,6 +232,7 @@ class Rebuilder:
 
         Open pages reload as soon as the new pages are written: the search index, rebuilt
         after them, takes longer than the build on a big wiki, and search catches up then.
+        The build's problems are known only once it returns: they reach open pages then.
         """
         published: list[int] = []
 
@@ -265,7 +245,7 @@ class Rebuilder:
                 if config_changed:
                     self.config = self.load_config()
                     self.on_config(self.config)
-                self.build_site(self.config, reload)
+                problems = self.build_site(self.config, reload)
             except UserError as exc:
                 print(f"pipeline: error: {exc} (still serving the last good site)", file=sys.stderr, flush=True)
                 return False
@@ -273,6 +253,7 @@ class Rebuilder:
                 traceback.print_exc()
                 print("pipeline: error: rebuild failed (still serving the last good site)", file=sys.stderr)
                 return False
+            self.reloads.report(problems or ())
             reload()
             return True
 
@@ -323,17 +304,17 @@ class Options:
 
 def serve(
     load_config: Callable[[], Config],
-    build_site: Callable[[Config, Callable[[], None]], object],
+    build_site: BuildSite,
     options: Options,
     announce: Callable[[str], None] = lambda url: print(f"Serving {url} (Ctrl-C to stop)", flush=True),
-) -> None:
-    """Build, serve the output folder and rebuild on change, until Ctrl-C."""
+) -> list[str]:
+    """Build, serve the output folder and rebuild on change, until Ctrl-C; the last build's problems."""
     config = load_config()
-    server = PreviewServer(config.out_dir, config.base_url, options.host, options.port)
+    server = PreviewServer.of(config, options.host, options.port)  # before building: a port in use fails at once
     try:
-        build_site(config, lambda: None)  # a first build that fails is an error, not a preview of nothing
-        repoint = lambda new: server.point_at(new.out_dir, new.base_url)  # noqa: E731
-        rebuilder = Rebuilder(load_config, build_site, server.reloads, repoint, config)
+        # A first build that fails is an error, not a preview of nothing.
+        server.reloads.report(build_site(config, lambda: None) or ())
+        rebuilder = Rebuilder(load_config, build_site, server.reloads, server.follow, config)
         stop = threading.Event()
         if options.watch:
             threading.Thread(target=watch, args=(rebuilder, stop, options.config_file), daemon=True).start()
@@ -347,3 +328,4 @@ def serve(
             server.reloads.close()
     finally:
         server.server_close()
+    return list(server.reloads.problems)

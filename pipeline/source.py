@@ -12,12 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-import yaml
-
-try:  # libyaml is several times faster; fall back when PyYAML was built without it
-    from yaml import CSafeLoader as SafeLoader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader  # type: ignore[assignment]
+from pipeline import safe_yaml
+from pipeline.config import is_language_tag
 
 # ISO 639-1 code with an optional region: `guide.es.md`, `guide.pt-BR.md` (not `notes.old.md`).
 LANG_SUFFIX = re.compile(r"^(?P<stem>.+)\.(?P<lang>[a-z]{2}(?:-[A-Z]{2})?)$")
@@ -60,7 +56,8 @@ def parse_source(path: str, raw: bytes, default_language: str) -> ParsedSource:
     meta, error, error_line, body_line = split_frontmatter(text)
     lang, slug = name_lang_slug(path, default_language)
     if meta:
-        lang = _text_value(meta.get("lang")) or _text_value(meta.get("language")) or lang
+        written = frontmatter_language(meta)
+        lang = written if written is not None and is_language_tag(written) else lang  # else `bad-language`
         slug = _text_value(meta.get("slug")) or slug
     return ParsedSource(text, None, meta, error, error_line, body_line, lang, slug)
 
@@ -89,14 +86,11 @@ def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, i
     if end is None:
         return None, "frontmatter is not closed by a '---' line", 1, 1
     try:
-        meta = yaml.load("\n".join(lines[1:end]), Loader=SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        # +1 for 0-based, +1 for the opening fence; an error found at the end of the YAML
-        # (an unclosed bracket) is reported on its last line, not on the closing fence.
-        line = min(mark.line + 2, end) if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return None, f"YAML does not parse: {problem}", line, end + 2
+        meta = safe_yaml.load("\n".join(lines[1:end]))
+    except safe_yaml.YamlError as exc:
+        # +1 for the opening fence; an error found at the end of the YAML (an unclosed
+        # bracket) is reported on its last line, not on the closing fence.
+        return None, f"YAML {exc}", min(exc.line + 1, end), end + 2
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -105,7 +99,10 @@ def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, i
 
 
 def to_json_safe(value):
-    """YAML gives dates and non-string keys; JSON (where frontmatter is stored) does not."""
+    """YAML gives dates and non-string keys; JSON (where frontmatter is stored) does not.
+
+    A walk of the value as a tree: `safe_yaml` bounds how far aliases (shared values) expand it.
+    """
     if isinstance(value, dict):
         return {str(k): to_json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set)):
@@ -128,6 +125,11 @@ def name_lang_slug(path: str, default_language: str) -> tuple[str, str]:
     if match:
         return match["lang"], match["stem"]
     return default_language, stem
+
+
+def frontmatter_language(meta: dict) -> str | None:
+    """The language the frontmatter names (`lang`, else `language`), whether or not it is a language tag."""
+    return _text_value(meta.get("lang")) or _text_value(meta.get("language"))
 
 
 def _text_value(value) -> str | None:

@@ -9,11 +9,19 @@ mentions, pairing): a change here changes those passes' VERSION too.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from pipeline.text import lookup_key, url_slug
 
 INDEX_SLUGS = ("_index", "index")
+# The only URLs that leave the site. A browser reads a URL's scheme after dropping tabs and line breaks
+# anywhere in it and trimming control characters and spaces around it, so these checks do the same.
+LINK_SCHEMES = ("http", "https", "mailto")
+SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+URL_DROPPED = str.maketrans("", "", "\t\n\r")
+URL_TRIMMED = "".join(map(chr, range(33)))
+SITE_PATH_LEAD = URL_TRIMMED + "/\\"  # `//host` and `/\host` are other hosts to a browser
 
 
 def lang_prefix(lang: str, default_language: str) -> str:
@@ -58,3 +66,17 @@ def history_url(page_url: str) -> str:
 def wanted_url(target: str, lang: str, default_language: str) -> str:
     """Where a red link points: the wanted-pages list, at the missing title's entry."""
     return f"{special_url('wanted', lang, default_language)}#wanted-{url_slug(lookup_key(target))}"
+
+
+def leaves_site(url: str, schemes: tuple[str, ...] = LINK_SCHEMES) -> bool:
+    """Whether `url` is an absolute URL with one of `schemes` (http, https, mailto), as a browser reads it."""
+    match = SCHEME.match(url.translate(URL_DROPPED).strip(URL_TRIMMED))
+    return match is not None and match[1].lower() in schemes
+
+
+def href(url: str, base_url: str) -> str:
+    """A link to `url`: an absolute http, https or mailto URL as it is; anything else (`javascript:...`,
+    `//host`) is a path of the site, under `base_url` (which ends with '/')."""
+    if ":" in url and leaves_site(url):
+        return url
+    return base_url + url.lstrip(SITE_PATH_LEAD)

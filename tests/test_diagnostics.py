@@ -68,3 +68,15 @@ def test_diagnostics_are_listed_in_the_order_of_their_fields():
     listed = collect(Wiki(options={}, articles=articles, results=results))
     fields = [(d.path, d.line, d.col, d.severity, d.code, d.message) for d in listed]
     assert fields == sorted(fields) and len(listed) == len(set(listed)) > 50  # by their fields, in order
+
+
+def test_github_annotations_escape_the_path_and_message_so_a_file_name_cannot_inject_a_command():
+    hostile = Diagnostic("evil.md\n::error file=x.md,line=1::INJECTED\r%:,.md", 1, 1, "warning", "c", "m\n::error::X%")
+    stream = io.StringIO()
+    emit([hostile], "github", Path("."), stream)
+    printed = stream.getvalue()
+    assert printed.count("\n") == 1 and "\r" not in printed  # one command, whatever the name holds
+    assert printed == ("::warning file=evil.md%0A%3A%3Aerror file=x.md%2Cline=1%3A%3AINJECTED%0D%25%3A%2C.md,"
+                       "line=1,col=1::c: m%0A::error::X%25\n")  # fmt: skip
+    emit([hostile], "text", Path("."), stream := io.StringIO())
+    assert stream.getvalue().count("\n") == 1 and stream.getvalue().startswith("evil.md%0A::error file=x.md,")

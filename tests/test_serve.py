@@ -1,11 +1,15 @@
-"""The preview server: serves the output folder and nothing else, injects live reload, rebuilds on change."""
+"""The preview server: the output folder only, to loopback names only; live reload; rebuilds on change."""
 
 from __future__ import annotations
 
 import dataclasses
 import http.client
+import json
+import selectors
+import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +17,8 @@ from conftest import folder_hashes
 from pipeline.build import build
 from pipeline.cli import build_parser
 from pipeline.config import load_config
-from pipeline.serve import EVENTS, PreviewServer, Rebuilder, watch
+from pipeline.errors import UserError
+from pipeline.serve import EVENTS, Handler, PreviewServer, Rebuilder, watch
 from pipeline.site import search
 
 SITE = {
@@ -50,12 +55,12 @@ def server(wiki):
     server.close()
 
 
-def get(server: PreviewServer, path: str, method: str = "GET") -> tuple[int, dict, bytes]:
+def get(server: PreviewServer, path: str, method: str = "GET", headers=None) -> tuple[int, dict, bytes]:
     """One raw request: http.client sends the path as given, so traversal attempts reach the server intact."""
     host, port = server.server_address[:2]
     conn = http.client.HTTPConnection(host, port, timeout=DEADLINE)
     try:
-        conn.request(method, path)
+        conn.request(method, path, headers=headers or {})
         response = conn.getresponse()
         return response.status, dict(response.getheaders()), response.read()
     finally:
@@ -127,6 +132,171 @@ def test_nothing_outside_the_output_folder_is_served(server, wiki, tmp_path):
         assert status == 404, path
         assert SECRET not in body, path
     assert get(server, "/gardening/")[0] == 200  # and the site itself is still served
+
+
+def test_never_serves_the_content_or_the_state_folder_wherever_they_are(wiki, tmp_path):
+    """An output folder holding the state folder served the database; one that is the content folder, the sources."""
+    refused = (wiki.content_dir, wiki.state_dir)
+    around = start(dataclasses.replace(wiki, out_dir=tmp_path), refused=refused)  # holds content/, state/, site/
+    (wiki.out_dir / "state-link").symlink_to(wiki.state_dir, target_is_directory=True)
+    try:
+        assert get(around, "/site/gardening/")[0] == 200 and get(around, "/secret.txt")[0] == 200
+        for path in ("/state/state.db", "/content/gardening.md", "/site/state-link/state.db", "/state/", "/content/"):
+            status, _, body = get(around, path)
+            assert status == 404 and b"SQLite" not in body and b"Tomatoes" not in body, path
+        around.point_at(wiki.content_dir, "/", refused)
+        (wiki.content_dir / "404.html").write_text("a 404 page inside the content folder")
+        assert get(around, "/gardening.md")[:3:2] == (404, b"404 Not Found\n")  # nor its 404 page
+    finally:
+        around.close()
+
+
+def test_a_server_for_a_config_never_serves_its_state_folder(wiki):
+    inside = dataclasses.replace(wiki, state_dir=wiki.out_dir / ".state")  # as a build made before refusing it
+    inside.state_dir.mkdir()
+    (inside.state_dir / "state.db").write_bytes(b"SQLite format 3\x00")
+    server = PreviewServer.of(inside, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        assert get(server, "/gardening/")[0] == 200
+        assert get(server, "/.state/state.db")[0] == 404
+        server.follow(dataclasses.replace(inside, content_dir=wiki.out_dir))  # a new config: the same rule
+        assert get(server, "/gardening/")[0] == 404
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.nip.io:80", "localhost.evil"])
+def test_a_host_header_naming_another_site_is_refused(server, host):
+    """DNS rebinding: a page of evil.example whose name now leads to 127.0.0.1 must not read the preview."""
+    for path in ("/gardening/", EVENTS, "/no/such/page/"):
+        status, headers, body = get(server, path, headers={"Host": host})
+        assert status == 403 and headers["Content-Type"].startswith("text/plain") and b"Tomatoes" not in body
+        assert body.startswith(b"403 Forbidden") and body.count(b"\n") == 1
+    port = server.server_address[1]
+    for allowed in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):
+        assert get(server, "/gardening/", headers={"Host": allowed})[0] == 200
+
+
+def kernel_listen_queue() -> int:
+    """The kernel's cap on a listen queue (Linux's net.core.somaxconn; 0 where it cannot be read)."""
+    somaxconn = Path("/proc/sys/net/core/somaxconn")
+    return int(somaxconn.read_text()) if somaxconn.exists() else 0
+
+
+@pytest.mark.skipif(kernel_listen_queue() < 500, reason="the kernel caps listen queues below 500 (net.core.somaxconn)")
+def test_answers_500_clients_connecting_at_once(wiki):
+    """All connect before the server accepts one (the listen queue holds them), then all are answered."""
+    server, serving = PreviewServer(wiki.out_dir, port=0), False
+    selector, sent, answers = selectors.DefaultSelector(), [], {}
+    request = b"GET /gardening/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+    def send(client: socket.socket) -> None:  # once connected (or refused)
+        selector.unregister(client)
+        if client.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+            client.sendall(request)
+            sent.append(client)
+
+    def read(client: socket.socket) -> None:  # until the server closes it: the answer is whole
+        chunk = client.recv(65536)
+        answers[client] = answers.get(client, b"") + chunk
+        if not chunk:
+            selector.unregister(client)
+
+    try:
+        for _ in range(500):
+            client = socket.socket()
+            client.setblocking(False)
+            client.connect_ex(server.server_address)
+            selector.register(client, selectors.EVENT_WRITE)
+        clients = [key.fileobj for key in selector.get_map().values()]
+        step_until_done(selector, send)
+        assert len(sent) == 500, f"{len(sent)} of 500 connected: the listen queue is too short"
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        serving = True
+        for client in sent:
+            selector.register(client, selectors.EVENT_READ)
+        step_until_done(selector, read)
+        assert [answer.split(b"\r\n", 1)[0] for answer in answers.values()] == [b"HTTP/1.0 200 OK"] * 500
+        assert all(b"Tomatoes need sunlight." in answer for answer in answers.values())
+    finally:
+        for client in clients:
+            client.close()
+        selector.close()
+        server.close() if serving else server.server_close()
+
+
+def step_until_done(selector: selectors.BaseSelector, step) -> None:
+    """`step` each socket as it is ready, until every one has unregistered itself (or the deadline)."""
+    deadline = time.monotonic() + DEADLINE
+    while selector.get_map() and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=0.5):
+            step(key.fileobj)
+
+
+def test_request_threads_are_daemons_and_close_ends_open_streams(wiki):
+    server = start(wiki)
+    before = set(threading.enumerate())
+    events = Events(server)
+    try:
+        streaming = set(threading.enumerate()) - before
+        assert streaming and all(thread.daemon for thread in streaming)  # Ctrl-C never waits for a tab
+        server.close()
+        events.response.read()  # the stream ends: the server closed it
+        for thread in streaming:
+            thread.join(DEADLINE)
+        assert not any(thread.is_alive() for thread in streaming)
+    finally:
+        events.close()
+
+
+def test_a_failing_request_is_one_line_not_a_traceback(server, monkeypatch, capsys):
+    def broken(handler, body):
+        raise RuntimeError("handler bug")
+
+    monkeypatch.setattr(Handler, "respond", broken)
+    with pytest.raises(http.client.RemoteDisconnected):
+        get(server, "/gardening/")
+    err = capsys.readouterr().err
+    assert err == "pipeline: warning: a request failed: RuntimeError('handler bug')\n"
+
+
+def test_port_in_use_and_unbindable_hosts_are_one_line_errors(wiki):
+    taken = PreviewServer(wiki.out_dir, port=0)
+    try:
+        port = taken.server_address[1]
+        with pytest.raises(UserError, match=rf"^cannot serve on 127\.0\.0\.1:{port}: Address already in use \("):
+            PreviewServer(wiki.out_dir, port=port)
+    finally:
+        taken.server_close()
+    with pytest.raises(UserError, match=r"^cannot serve on 192\.0\.2\.1:0: Cannot assign requested address$"):
+        PreviewServer(wiki.out_dir, host="192.0.2.1", port=0)  # TEST-NET-1: no machine's own address
+    with pytest.raises(UserError, match=r"^cannot serve on 127\.0\.0\.1:99999: "):
+        PreviewServer(wiki.out_dir, port=99999)
+
+
+def test_the_last_builds_problems_reach_open_pages(server, wiki):
+    """What `--strict` shows over the page: sent when a build ends, to every stream, and cleared by a clean one."""
+    problems = [["pipeline serve --strict: this build fails", "content/a.md:3:1: warning: broken-link: <b>x</b>"]]
+    rebuilder = Rebuilder(lambda: wiki, lambda config, written: problems[-1], server.reloads)
+    events = Events(server)
+    try:
+        assert rebuilder.rebuild()
+        assert events.until("event: problems")[-1] == "event: problems"
+        assert json.loads(events.until("")[0].removeprefix("data: ")) == problems[-1]
+        late = Events(server)  # a page opened afterwards is told at once
+        try:
+            late.until("event: problems")
+            assert json.loads(late.until("")[0].removeprefix("data: ")) == problems[-1]
+        finally:
+            late.close()
+        problems.append([])
+        assert rebuilder.rebuild()
+        events.until("event: problems")
+        assert events.until("")[0] == "data: []"
+    finally:
+        events.close()
+    assert server.reloads.problems == ()
 
 
 def test_binds_loopback_by_default(wiki):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pipeline.urls import article_url
+from pipeline.urls import article_url, href, leaves_site
 
 
 @pytest.mark.parametrize(
@@ -28,3 +28,31 @@ def test_articles_of_one_folder_share_its_url_whatever_was_asked_before():
     assert article_url("deep/er/b.md", "b", "en", "en") == "deep/er/b/"
     assert article_url("deep/er/c.md", "c", "fr", "en") == "fr/deep/er/c/"
     assert article_url("deep/d.md", "d", "en", "en") == "deep/d/"
+
+
+@pytest.mark.parametrize(
+    "url, link",
+    [
+        ("guides/setup/", "/docs/guides/setup/"),  # a page of the site
+        ("", "/docs/"),
+        ("https://example.org/a?b#c", "https://example.org/a?b#c"),  # http, https and mailto leave the site
+        ("HTTP://example.org", "HTTP://example.org"),
+        ("mailto:someone@example.org", "mailto:someone@example.org"),
+        ("javascript://%0aalert(document.domain)//", "/docs/javascript://%0aalert(document.domain)//"),
+        ("JavaScript:alert(1)", "/docs/JavaScript:alert(1)"),
+        (" java\tscript:alert(1)", "/docs/java\tscript:alert(1)"),  # a browser drops the tab and the space
+        ("data:text/html,x", "/docs/data:text/html,x"),
+        ("ftp://example.org/", "/docs/ftp://example.org/"),
+        ("//evil.example/", "/docs/evil.example/"),  # a path never names another host
+        ("/\\evil.example/", "/docs/evil.example/"),
+        ("\t//evil.example/", "/docs/evil.example/"),
+    ],
+)
+def test_only_http_https_and_mailto_leave_the_site_everything_else_is_a_site_path(url, link):
+    assert href(url, "/docs/") == link
+
+
+def test_a_redirect_may_leave_only_by_http_or_https():
+    assert leaves_site(" https://example.org", ("http", "https"))
+    assert not leaves_site("mailto:a@example.org", ("http", "https"))
+    assert not leaves_site("javascript://x", ("http", "https"))

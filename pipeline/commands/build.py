@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from pipeline.build import build
+from pipeline.build_lock import BUSY_STATUS
 from pipeline.commands.check import add_check_options, report_diagnostics
 from pipeline.commands.options import add_state, config_from
 from pipeline.console import progress_for
@@ -21,17 +22,35 @@ def add_build_options(parser) -> None:
     add_state(parser)
     parser.add_argument("--out", metavar="DIR", help="output folder (default: site)")
     parser.add_argument("--base-url", metavar="URL", help="where the site is published, e.g. /docs/ (default: /)")
+    parser.add_argument(
+        "--force", action="store_true", help="write into a non-empty output folder pipeline did not write"
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-wait", dest="wait", action="store_false",
+        help=f"when another build of this wiki is running, exit {BUSY_STATUS} instead of waiting for it",
+    )  # fmt: skip
     add_check_options(parser)
 
 
 def run(args) -> int:
     config = config_from(args)
-    report = build(config, workers=args.workers, site=True, progress=progress_for(sys.stdout), info=args.info)
+    report = build(
+        config, workers=args.workers, site=True, progress=progress_for(sys.stdout), info=args.info, force=args.force,
+        wait=args.wait,
+    )  # fmt: skip
+    status = report_site(args, config, report)
+    print(summary_line(report))
+    return status
+
+
+def report_site(args, config, report) -> int:
+    """Print the diagnostics and the site's warnings; return the exit status (a site warning, such as a
+    search index not built, fails a strict build too)."""
     status = report_diagnostics(args, config, report.process)
     for line in report.site.conflicts + report.site.warnings:
         print(f"pipeline: warning: {line}", file=sys.stderr)
-    print(summary_line(report))
-    return status
+    strict = config.strict if args.strict is None else args.strict
+    return status or int(bool(strict and report.site.warnings))
 
 
 def summary_line(report) -> str:

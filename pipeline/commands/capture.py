@@ -5,6 +5,7 @@ from __future__ import annotations
 from pipeline.build import passes_for, plan_captures
 from pipeline.capture import capture_content
 from pipeline.commands.options import add_state, config_from
+from pipeline.scan import require_content_folder
 from pipeline.store import open_store
 
 
@@ -16,6 +17,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     config = config_from(args)
+    require_content_folder(config.content_dir)  # before the state folder is written: a capture that fails makes nothing
     specs = passes_for(config)
     conn = open_store(config.state_db)
     try:
@@ -25,6 +27,8 @@ def run(args) -> int:
         conn.close()
     for path, line, message in report.problems:
         print(f"{path}:{line}: {message}")
+    for path, code, message in report.notices:
+        print(f"{path}: {code}: {message}")
     print(
         f"captured {report.files} files: {len(report.new)} new, {report.unchanged} unchanged, "
         f"{len(report.removed)} removed; {jobs} jobs planned"

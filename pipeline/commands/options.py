@@ -10,7 +10,7 @@ from pipeline.config import Config, load_config
 
 def add_state(parser: argparse.ArgumentParser) -> None:
     """--config, --state and --content (which also picks the content's own state folder)."""
-    parser.add_argument("--config", type=Path, help="config file (default: ./wiki.yaml when present)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="config file (default: ./wiki.yaml when present)")
     parser.add_argument("--state", metavar="DIR", help="state folder (default: .pipeline)")
     parser.add_argument("--content", metavar="DIR", help="content folder (default: content)")
 
@@ -20,6 +20,12 @@ def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> Non
 
 
 def config_from(args: argparse.Namespace) -> Config:
+    """The Config of the command line; a content folder named there must exist, whatever the command (its
+    state folder is named after it: one made for a folder that is not there would be left behind)."""
+    if getattr(args, "content", None):
+        from pipeline.scan import require_content_folder  # here: the spool's commands never load the store
+
+        require_content_folder(Path(args.content))
     return load_config(
         args.config,
         content=getattr(args, "content", None),

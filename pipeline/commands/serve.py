@@ -1,7 +1,14 @@
-"""`pipeline serve`: build, serve the output folder on loopback, rebuild on change and reload open pages."""
+"""`pipeline serve`: build, serve the output folder on loopback, rebuild on change and reload open pages.
+
+Under `--strict` (or `strict: true`) a build with a warning or error fails, as with `mkdocs serve
+--strict`; but where MkDocs stops, the preview goes on (it is where the fix is watched): every open
+page shows those warnings over it until a build has none, and `serve` exits 1 if its last build failed.
+"""
 
 from __future__ import annotations
 
+import argparse
+import io
 import sys
 from pathlib import Path
 
@@ -12,6 +19,7 @@ from pipeline.commands.check import report_diagnostics
 from pipeline.commands.options import config_from
 from pipeline.config import CONFIG_FILE
 from pipeline.console import progress_for
+from pipeline.diagnostics import emit, fails_strict, summary
 from pipeline.serve import Options, serve
 from pipeline.site.search import BackgroundIndex
 
@@ -19,10 +27,17 @@ from pipeline.site.search import BackgroundIndex
 def register(subparsers) -> None:
     parser = subparsers.add_parser("serve", help="build the site, serve it locally and rebuild on every change")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+    parser.add_argument("--port", type=port, default=8000, help="port (default: 8000; 0 picks a free one)")
     parser.add_argument("--no-watch", dest="watch", action="store_false", help="build once; do not watch for changes")
     add_build_options(parser)
     parser.set_defaults(func=run)
+
+
+def port(text: str) -> int:
+    """A TCP port number, for argparse: a usage error otherwise, not a traceback when binding."""
+    if not (text.isascii() and text.isdigit() and int(text) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535; 0 picks a free one)")
+    return int(text)
 
 
 def run(args) -> int:
@@ -30,19 +45,37 @@ def run(args) -> int:
     warm = Warm()  # what one build read, for the next: the preview rebuilds in this process
     search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True))
 
-    def build_site(config, written) -> None:
+    def build_site(config, written) -> list[str]:
         report = build(
             config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, warm=warm,
-            search_later=search,
+            search_later=search, force=args.force, wait=args.wait,
         )  # fmt: skip
-        report_diagnostics(args, config, report.process)
+        failed = report_diagnostics(args, config, report.process) != 0  # under --strict, a warning fails it
         for line in report.site.conflicts + report.site.warnings:
             print(f"pipeline: warning: {line}", file=sys.stderr)
         print(summary_line(report), flush=True)
+        if not failed:
+            return []
+        print("pipeline: error: this build fails under --strict (the preview goes on)", file=sys.stderr, flush=True)
+        return strict_problems(config, report.process.diagnostics)
 
     options = Options(args.host, args.port, args.watch, args.config or Path(CONFIG_FILE))
     try:
-        serve(lambda: config_from(args), build_site, options)
+        problems = serve(lambda: config_from(args), build_site, options)
     finally:
         search.stop()  # the next build indexes what this run did not (`search-pending`)
+    if problems:
+        print("pipeline: error: the last build failed under --strict (see its warnings above)", file=sys.stderr)
+        return 1
     return 0
+
+
+def strict_problems(config, diagnostics, shown: int = 100) -> list[str]:
+    """What open pages show of a build that failed under --strict: a heading, then its warnings and errors
+    as the terminal prints them (the first `shown`: a page is no place for thousands)."""
+    failing = [d for d in diagnostics if fails_strict([d])]
+    lines = io.StringIO()
+    emit(failing[:shown], "text", config.content_dir, lines)
+    more = [f"... and {len(failing) - shown} more (see the terminal)"] if len(failing) > shown else []
+    heading = f"pipeline serve --strict: this build fails: {summary(diagnostics)}"
+    return [heading, *lines.getvalue().splitlines(), *more]

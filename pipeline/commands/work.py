@@ -9,6 +9,7 @@ from __future__ import annotations
 from pipeline.build import passes_for
 from pipeline.config import worker_count
 from pipeline.commands.options import add_state, config_from
+from pipeline.store import open_store
 from pipeline.worker import run_workers
 
 
@@ -22,6 +23,9 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     config = config_from(args)
+    # Its jobs are in a store `capture` or `build` made (none: an error, and nothing made); migrated here,
+    # once, before the workers open it.
+    open_store(config.state_db, create=False).close()
     report = run_workers(config, passes_for(config), worker_count(config, args.workers), once=args.once)
     for job_id, error in report.failures:
         print(f"job {job_id} failed: {error}")

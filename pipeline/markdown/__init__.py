@@ -2,8 +2,9 @@
 
 CommonMark plus GFM tables and strikethrough, footnotes, task lists,
 explicit heading ids (`## Title {#id}`), heading anchors and wikilinks. Raw
-HTML is escaped unless `raw_html` is set. Passes and the renderer share
-these parsers, so what a pass extracts is what the page shows.
+HTML is escaped unless `raw_html` is set; blocks nested too deep stay as text
+(`limits.py`). Passes and the renderer share these parsers, so what a pass
+extracts is what the page shows.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     from mdit_py_plugins.tasklists import tasklists_plugin
 
     from pipeline.markdown.headings import heading_ids_plugin
+    from pipeline.markdown.limits import limits_plugin
     from pipeline.markdown.newlines import newlines_plugin
     from pipeline.markdown.skips import noting_skips
     from pipeline.markdown.wikilinks import wikilinks_plugin
@@ -38,7 +40,7 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin).use(tasklists_plugin)
     md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
-    md.use(heading_ids_plugin).use(newlines_plugin)
+    md.use(heading_ids_plugin).use(newlines_plugin).use(limits_plugin)
     noting_skips(md)
     # URL normalization is pure and costly (a URL parse and re-encode each time), and a wiki
     # repeats its URLs: remember the last few thousand.

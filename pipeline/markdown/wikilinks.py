@@ -9,7 +9,7 @@ links, and a code span wins over a link it overlaps, as in CommonMark.
 Each link becomes a `wikilink` (or `wikilink_embed`) token whose `meta` holds
 target, fragment, label, embed, raw (the source text of the link) and line and
 col: the 1-based position of its `[[` (or `![[`) in the text given to the
-parser. Rendering reads `env["wikilinks"]`, keyed by (line, col), with the
+parser (`positions.py`). Rendering reads `env["wikilinks"]`, keyed by (line, col), with the
 resolution the wikilinks pass computed (`link_env` builds it), and
 `env["embeds"]`, keyed by `embed_key`, with the HTML of each embedded body
 (`render_with_embeds` builds it, cycle-safe and depth-limited).
@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from pipeline.markdown.positions import LINK_TYPES, wikilink_positions
 from pipeline.text import heading_slug
 from pipeline.urls import wanted_url
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), no
     from markdown_it.rules_core import StateCore
     from markdown_it.rules_inline import StateInline
 
-LINK_TYPES = ("wikilink", "wikilink_embed")
 # Within a table row a `|` inside `[[...]]` separates target and label, not cells (as in Obsidian).
 # The table rule sees it masked as NUL, which markdown-it's normalizer has removed from any source.
 PIPE_MASK = "\x00"
@@ -128,46 +128,6 @@ def _after_code_span(src: str, pos: int, maximum: int) -> int:
     match = closer.search(src, run, maximum)
     # A code span that closes past `]]` swallows the `]]`: then there is no link (code spans win).
     return match.end() if match else run
-
-
-def wikilink_positions(state: StateCore) -> None:
-    """Turn each link's offset in its inline content into a line and column of the source."""
-    lines = None
-    for token in state.tokens:
-        if token.type != "inline" or not token.children or token.map is None:
-            continue
-        for child in token.children:
-            if child.type in LINK_TYPES and "offset" in child.meta:
-                lines = lines if lines is not None else state.src.split("\n")
-                _place(child, token, lines)
-
-
-def _place(link, inline, lines: list[str]) -> None:
-    offset = link.meta.pop("offset")
-    content = inline.content
-    line_start = content.rfind("\n", 0, offset) + 1
-    line_end = content.find("\n", offset)
-    segment = content[line_start : line_end if line_end >= 0 else len(content)]
-    within = offset - line_start
-    index = min(inline.map[0] + content.count("\n", 0, offset), len(lines) - 1)
-    source = lines[index]
-    opener = link.markup
-    start = source.find(segment)
-    if start >= 0 and source.startswith(opener, start + within):
-        column = start + within
-    else:  # the block rule changed the line (tabs, `\|` in tables): take the same-numbered opener
-        column = _nth(source, opener, segment.count(opener, 0, within))
-    link.meta["line"], link.meta["col"] = index + 1, column + 1
-
-
-def _nth(text: str, needle: str, count: int) -> int:
-    found = -1
-    for _ in range(count + 1):
-        following = text.find(needle, found + 1)
-        if following < 0:
-            break
-        found = following
-    return max(found, 0)
 
 
 def embed_blocks(state: StateCore) -> None:

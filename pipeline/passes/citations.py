@@ -31,11 +31,12 @@ import re
 from dataclasses import dataclass
 
 from pipeline.markdown.footnotes import entry_id, in_body, parse_article, reference
+from pipeline.markdown.spans import masked
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
 from pipeline.text import frontmatter_line
 
 NAME = "citations"
-VERSION = 2
+VERSION = 3
 CONTRACT_VERSION = 1
 READS = ("data",)  # citations.yaml; the article's own `cites:` is part of it
 REFERENCE_HEADINGS = frozenset(
@@ -43,8 +44,6 @@ REFERENCE_HEADINGS = frozenset(
 )
 FOOTNOTE_MARKER = re.compile(r"\[\^([^\]\s]+)\]")
 NUMERIC_MARKER = re.compile(r"(?<![\w\\])\[(\d{1,3})\]")  # not `hashes[0]`
-# Spans whose brackets are not citations: wikilinks (`[[page|[4]]]`) and code spans.
-NOT_PROSE = re.compile(r"\[\[.*?\]\]|(`+).*?\1")
 URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
 NO_REGISTRY = {"exists": False, "entries": []}
 
@@ -232,6 +231,7 @@ class Parsed:
     def __init__(self, article: Article, registry: list[dict]) -> None:
         self.offset = article.body_line - 1
         self.lines = article.body.split("\n")
+        self.masked: dict[int, str] = {}  # body line -> the line with wikilinks and code spans blanked
         self.markers: list[Marker] = []
         self.list_entries: list[Entry] = []
         tokens, env, appended = parse_article(article.body, article.frontmatter, registry)
@@ -258,31 +258,38 @@ class Parsed:
         self.list_entries.append(entry)
 
     def _markers(self, inline) -> None:
-        seen: dict[str, int] = {}
+        # Each marker is the first of its text after the one before it: one scan of the block for all of
+        # them (a block may hold thousands), and a text found nowhere after a place is not looked for again.
+        place, missing = (inline.map[0], 0), {}
         for child in inline.children or []:
             found = []
             if child.type == "footnote_ref":
-                found = [("footnote", child.meta["label"], f"[^{child.meta['label']}]")]
+                found = [(0, "footnote", child.meta["label"], f"[^{child.meta['label']}]")]
             elif child.type == "text" and "[" in child.content:  # most text cites nothing: skip the masking
-                prose = _mask(child.content)
-                found = [("footnote", m[1], m[0]) for m in FOOTNOTE_MARKER.finditer(prose)]
-                found += [("numeric", str(int(m[1])), m[0]) for m in NUMERIC_MARKER.finditer(prose)]
-            for kind, ident, needle in found:
-                seen[needle] = seen.get(needle, 0) + 1
-                line, col = self._locate(inline.map, needle, seen[needle])
+                prose = masked(child.content)
+                found = [(m.start(), "footnote", m[1], m[0]) for m in FOOTNOTE_MARKER.finditer(prose)]
+                found += [(m.start(), "numeric", str(int(m[1])), m[0]) for m in NUMERIC_MARKER.finditer(prose)]
+            for _, kind, ident, needle in sorted(found):  # in the order of the text
+                gone = needle in missing and missing[needle] <= place
+                located = None if gone else self._locate(inline.map, needle, place)
+                if located is None:
+                    missing[needle] = place
+                    located = (inline.map[0] + 1 + self.offset, 1), place
+                (line, col), place = located
                 self.markers.append(Marker(ident, kind, line, col))
 
-    def _locate(self, span: list[int], needle: str, nth: int) -> tuple[int, int]:
-        """File line and column of the nth `needle` in a block (its first line when not found)."""
-        for number in range(span[0], span[1]):
-            line = _mask(self.lines[number]) if number < len(self.lines) else ""
-            start = line.find(needle)
-            while start >= 0:
-                nth -= 1
-                if nth == 0:
-                    return number + 1 + self.offset, start + 1
-                start = line.find(needle, start + 1)
-        return span[0] + 1 + self.offset, 1
+    def _locate(self, span: list[int], needle: str, place: tuple[int, int]):
+        """File line and column of the first `needle` from `place` (block line, column) in a block, and the
+        place after it; None when there is none."""
+        number, start = place
+        while number < min(span[1], len(self.lines)):
+            if number not in self.masked:
+                self.masked[number] = masked(self.lines[number])
+            found = self.masked[number].find(needle, start)
+            if found >= 0:
+                return (number + 1 + self.offset, found + 1), (number, found + len(needle))
+            number, start = number + 1, 0
+        return None
 
 
 def _references_section(tokens) -> tuple[int, int]:
@@ -297,11 +304,6 @@ def _references_section(tokens) -> tuple[int, int]:
         if start is None and title in REFERENCE_HEADINGS:
             start, level = index, int(token.tag[1])
     return (start, len(tokens)) if start is not None else (0, 0)
-
-
-def _mask(text: str) -> str:
-    """`text` with wikilinks and code spans blanked out, keeping every other column in place."""
-    return NOT_PROSE.sub(lambda m: " " * len(m[0]), text)
 
 
 def _ids(values) -> list[str]:

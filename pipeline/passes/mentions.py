@@ -28,13 +28,14 @@ from collections import Counter
 from typing import Mapping
 
 from pipeline import jsonio
+from pipeline.markdown.spans import masked
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, field_values, known_as
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
 from pipeline.passes.names import (
     Match, Matcher, NameKeys, matcher_for, name_keys, named_in, patch_name_keys, term_key,
 )  # fmt: skip
-from pipeline.passes.prose import WIKILINK, Piece, prose_pieces
+from pipeline.passes.prose import Piece, prose_pieces
 from pipeline.passes.sharded import Overlay
 
 NAME = "mentions"
@@ -221,7 +222,7 @@ def find_mentions(article: Article, matcher: Matcher, prose: list | None = None)
     """
     # Only lines holding a first word of a name outside wikilinks (which never span lines) may hold a
     # mention: a body with none needs no parse, and other paragraphs no inline scan.
-    wanted = matcher.lines_with_first_words(WIKILINK.sub(" ", article.body))
+    wanted = matcher.lines_with_first_words(masked(article.body, code=False))
     if not wanted:
         return []
     own = matcher.by_path.get(article.path)

@@ -1,8 +1,10 @@
 """metadata: check frontmatter and normalize the slug and language of each article.
 
 Reports, each with path, line and a stable code: `not-utf8`, `empty-file`,
-`no-frontmatter`, `yaml-error`, `missing-title`, `unknown-language` and
-`invalid-field` (a known key with a value of the wrong type). Its output is
+`no-frontmatter`, `yaml-error`, `missing-title`, `bad-language` (a `lang`
+that is not a language tag: the file name's language is used),
+`unknown-language` and `invalid-field` (a known key with a value of the
+wrong type). Its output is
 what the wiki index is built from: title, slug, language, the URL of the
 article's page, aliases, categories, short description and pairing fields.
 """
@@ -11,12 +13,14 @@ from __future__ import annotations
 
 import re
 
+from pipeline.config import is_language_tag
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.source import frontmatter_language, name_lang_slug
 from pipeline.text import frontmatter_line, url_slug
 from pipeline.urls import article_url
 
 NAME = "metadata"
-VERSION = 4
+VERSION = 5
 CONTRACT_VERSION = 2
 READS = ("options",)
 CONTRACT = {
@@ -72,12 +76,7 @@ def run(article: Article, inputs: dict) -> dict:
     title = _string(meta.get("title"))
     if "title" not in meta and article.text is not None and article.frontmatter is not None:
         diagnostics.append(diagnostic("missing-title", "frontmatter has no 'title'", 1))
-    lang = article.lang.strip().lower() or inputs["default_language"]
-    if not _language_known(lang, inputs.get("languages")):
-        # The key the language came from, as `parse_source` reads them: `lang`, else `language`.
-        key = "lang" if _string(meta.get("lang")) else "language"
-        line = frontmatter_line(article.text, key, article.body_line)
-        diagnostics.append(diagnostic("unknown-language", f"language '{lang}' is not one of the wiki's languages", line))
+    lang = _language(article, meta, inputs, diagnostics)
     slug = url_slug(article.slug)
     return {
         "title": title or _heading_title(article.body) or article.slug,
@@ -107,10 +106,24 @@ def _source_problems(article: Article) -> list[dict]:
     return []
 
 
-def _language_known(lang: str, languages: list[str] | None) -> bool:
-    if languages is not None:
-        return lang in languages
-    return 2 <= len(lang.split("-")[0]) <= 3 and lang.replace("-", "").isalnum()
+def _language(article: Article, meta: dict, inputs: dict, diagnostics: list[dict]) -> str:
+    """The article's language tag, in lower case; `bad-language` and `unknown-language` reported at the key."""
+    # The key the language came from, as `parse_source` reads them: `lang`, else `language`.
+    key = "lang" if _string(meta.get("lang")) else "language"
+    written = frontmatter_language(meta)
+    if written is not None and not is_language_tag(written):
+        line = frontmatter_line(article.text, key, article.body_line)
+        message = f"{written[:40]!r} is not a language tag (like en or pt-BR): the file name's language is used"
+        diagnostics.append(diagnostic("bad-language", message, line))
+    lang = article.lang.strip()
+    if not is_language_tag(lang):  # captured before languages were checked
+        lang = name_lang_slug(article.path, inputs["default_language"])[0]
+    lang = lang.lower()
+    languages = inputs.get("languages")
+    if languages is not None and lang not in languages:
+        line = frontmatter_line(article.text, key, article.body_line)
+        diagnostics.append(diagnostic("unknown-language", f"language '{lang}' is not one of the wiki's languages", line))
+    return lang
 
 
 def _heading_title(body: str) -> str | None:

@@ -12,17 +12,15 @@ plugins, is skipped, and so is every `[[...]]` whatever the parser thinks.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Container
 
 from pipeline.markdown import make_parser
 from pipeline.markdown.skips import PROSE_RULES, skipped
+from pipeline.markdown.spans import not_prose
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
     from markdown_it import MarkdownIt
-
-WIKILINK = re.compile(r"\[\[.*?\]\]")
 
 Span = tuple[int, int]
 
@@ -73,7 +71,8 @@ def pieces_of(
             continue
         taken = skipped(env, token)  # noted by the parse, or found by scanning the paragraph again
         taken = _skipped_spans(md, rules, token.content, env) if taken is None else taken
-        pieces += _source_pieces(token.content, token.map[0], _merge(taken + _wikilinks(token.content)), lines)
+        taken = _merge(taken + not_prose(token.content, code=False))
+        pieces += _source_pieces(token.content, token.map[0], taken, lines)
     return pieces
 
 
@@ -107,10 +106,6 @@ def _skipped_spans(md: MarkdownIt, rules: list, content: str, env: dict) -> list
             state.pending += state.src[state.pos]
             state.pos += 1
     return spans
-
-
-def _wikilinks(content: str) -> list[Span]:
-    return [match.span() for match in WIKILINK.finditer(content)]
 
 
 def _merge(spans: list[Span]) -> list[Span]:

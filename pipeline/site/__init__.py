@@ -42,7 +42,9 @@ class SiteReport:
 
 
 def normalize_base(url: str) -> str:
+    """`base_url` as links are made with it: ending with a slash, and a path from the root (`docs` is `/docs/`)."""
     url = (url or "/").strip()
+    url = url if url.startswith("/") or "://" in url else f"/{url}"
     return url if url.endswith("/") else f"{url}/"
 
 

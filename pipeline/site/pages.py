@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pipeline.text import lookup_key, url_slug
-from pipeline.urls import article_url, category_url, lang_prefix
+from pipeline.urls import article_url, category_url, lang_prefix, leaves_site
 from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.source import name_lang_slug
 
@@ -192,7 +192,7 @@ def _localized(model: Model, source: str, target: str) -> list[Redirect]:
     """A `redirects.yaml` entry for the default language, and for each translation of its target page."""
     default = model.default_language
     source_url = site_path(source)
-    if "://" in target:
+    if leaves_site(target, ("http", "https")):  # any other target, `javascript:` too, is a path of the site
         return [Redirect(source_url, target, default)]
     wanted_url = site_path(target) if target.strip("/") else ""
     page = _page_at(model, wanted_url)

@@ -9,6 +9,11 @@ box's script (`pagefind/shards.js`) and Pagefind's UI files sit at the top
 of `pagefind/`, where anything else (a removed shard, a stopped run's
 leftovers, the one-bundle layout of earlier versions) is deleted.
 
+A run's bundle is taken only when it is whole (`bundle_check`: Pagefind exits 0
+when it could not write), else the last one stays and the shard is indexed
+again by the next build; while no bundle was ever made, stand-ins take the
+place of the UI files, so no page loads a script that is not there.
+
 A build indexes the shards whose pages changed before it returns (`index_site`).
 The preview does it in the background (`BackgroundIndex`): an edit made
 meanwhile must not wait for an index of pages it is about to change.
@@ -27,7 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from pipeline import build_lock
 from pipeline.site import BUNDLE, LOADER, UI_FILES
+from pipeline.site.bundle_check import bundle_problem
 from pipeline.site.bundles import prune
 from pipeline.site.shards import Shard, indexed, loader, record
 
@@ -36,13 +43,16 @@ NEXT, OLD = ".next-", ".old-"  # beside a shard's bundle: where a run writes, an
 ONE_BUNDLE_LEFTOVERS = (".pagefind-next", ".pagefind-old")  # what a stopped run of the one-bundle layout left
 STOPPED = "search index not built: stopped"
 TIMEOUT = 600
+PANIC_NOTE = "note: run with `RUST_BACKTRACE"  # what a Pagefind panic prints after its message
+UI_PLACEHOLDER = "/* pipeline: the search index is not built yet: see the build's warning. */\n"
 
 Run = Callable[[list[str]], "tuple[int, str, str] | None"]  # argv -> (status, stdout, stderr); None: stopped
 
 
 def pagefind(site: Path, bundle: Path) -> list[str]:
-    """The command indexing the folder `site` into the folder `bundle`."""
-    return [*_pagefind_binary(), "--site", str(site), "--output-path", str(bundle), "--silent"]
+    """The command indexing the folder `site` into the folder `bundle` (not silent: its summary, the
+    pages it indexed, is checked against the bundle it wrote, `bundle_check`)."""
+    return [*_pagefind_binary(), "--site", str(site), "--output-path", str(bundle)]
 
 
 @functools.cache
@@ -93,21 +103,23 @@ def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> 
     if warning is None:
         _finish(root, indexing.shards)
         record(indexing.state_dir, {shard.folder: done[shard.folder] for shard in indexing.shards})
+    elif warning != STOPPED:
+        _make_do(root, indexing.shards)
     return warning
 
 
 def _index_shard(indexing: Indexing, shard: Shard, run: Run) -> str | None:
     """Index one shard beside its bundle, then put it in its place: "" when done, a warning line,
-    or None when stopped (the bundle that was there stays)."""
+    or None when stopped (the bundle that was there stays, as it does when the new one is not whole)."""
     bundle = indexing.out_dir / BUNDLE / shard.folder
     stage, fresh = indexing.state_dir / STAGE / shard.folder, bundle.with_name(NEXT + bundle.name)
     for folder in (stage, fresh):
         shutil.rmtree(folder, ignore_errors=True)
-    _stage(indexing.out_dir, shard.files, stage)
+    given = _stage(indexing.out_dir, shard.files, stage)
     _seed(bundle, fresh)
     outcome = run(pagefind(stage, fresh))
     shutil.rmtree(stage, ignore_errors=True)
-    warning = None if outcome is None else verdict(*outcome)
+    warning = None if outcome is None else verdict(*outcome) or _checked(fresh, shard, given, outcome[1])
     if outcome is None or warning:
         shutil.rmtree(fresh, ignore_errors=True)
         return warning
@@ -125,22 +137,37 @@ def _run_to_end(argv: list[str]) -> tuple[int, str, str]:
 
 
 def verdict(returncode: int, stdout: str, stderr: str) -> str | None:
-    """None for a run that indexed, else one line saying why it did not."""
+    """None for a run that ended well, else one line saying why it did not (a panic's message, not
+    the note after it)."""
     if returncode == 0:
         return None
-    last = (stderr.strip() or stdout.strip() or f"exit status {returncode}").splitlines()[-1]
+    lines = [line for line in (stderr.strip() or stdout.strip()).splitlines() if not line.startswith(PANIC_NOTE)]
+    last = (lines or [f"exit status {returncode}"])[-1]
     if "No module named pagefind" in last or "Could not find" in last:
         return "search index not built: the Pagefind binary is missing (pip install 'pagefind[bin]')"
     return f"search index not built: {last}"
 
 
-def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> None:
-    """Make `stage` a folder of the shard's pages at their paths in the site (linked, not copied)."""
+def _checked(fresh: Path, shard: Shard, given: int, output: str) -> str | None:
+    """None when the bundle a run wrote at `fresh` from `given` pages is whole, else the warning line."""
+    problem = bundle_problem(fresh, given, output)
+    if problem is None:
+        return None
+    folder = next(folder for folder in fresh.parents if folder.is_dir())
+    full = "; the disk is full" if os.statvfs(folder).f_bavail == 0 else ""
+    return f"search index not built: Pagefind's bundle of {BUNDLE}/{shard.folder} is not whole ({problem}){full}"
+
+
+def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> int:
+    """Make `stage` a folder of the shard's pages at their paths in the site (linked, not copied); return how many."""
+    staged = 0
     for rel in files:
         if not (out_dir / rel).is_file():  # removed since it was rendered (a page is never listed without one)
             continue
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
         _link_or_copy(str(out_dir / rel), str(stage / rel))
+        staged += 1
+    return staged
 
 
 def _finish(root: Path, shards: list[Shard]) -> None:
@@ -149,7 +176,7 @@ def _finish(root: Path, shards: list[Shard]) -> None:
     root.mkdir(parents=True, exist_ok=True)
     for name in UI_FILES if shards else ():
         source = root / shards[0].folder / name
-        if not (root / name).is_file() or (root / name).read_bytes() != source.read_bytes():
+        if source.is_file() and (not (root / name).is_file() or (root / name).read_bytes() != source.read_bytes()):
             shutil.copy2(source, root / name)
     (root / LOADER).write_text(loader(shards), encoding="utf-8")
     folders = {shard.folder.rstrip("/") for shard in shards}  # "<lang>/<n>"
@@ -161,6 +188,21 @@ def _finish(root: Path, shards: list[Shard]) -> None:
             for inner in entry.iterdir():
                 if f"{entry.name}/{inner.name}" not in folders:
                     _remove(inner)
+
+
+def _make_do(root: Path, shards: list[Shard]) -> None:
+    """After a failed run, what the pages load is there all the same: the loader lists the shards whose
+    bundle is there (an older one, where the new one failed), and while none is, stand-ins take the place
+    of the UI files Pagefind had no bundle to give."""
+    present = [shard for shard in shards if (root / shard.folder / "pagefind.js").is_file()]
+    if present:
+        _finish(root, present)
+    else:
+        root.mkdir(parents=True, exist_ok=True)
+        (root / LOADER).write_text(loader([]), encoding="utf-8")
+    for name in UI_FILES:
+        if not (root / name).is_file():
+            (root / name).write_text(UI_PLACEHOLDER, encoding="utf-8")
 
 
 def _remove(path: Path) -> None:
@@ -203,7 +245,8 @@ class BackgroundIndex:
     CPU) and indexes the shards out of date, each into a folder beside its bundle, which replaces
     the bundle when its run ends well: a stopped run leaves the bundle it was making whole (and
     those it finished, recorded). `done(warning)` is called, from the run's own thread, for a run
-    that ended by itself: None when it indexed.
+    that ended by itself: None when it indexed. A run started by a build holding the build lock holds
+    a share of it until it ends (`build_lock.share`): no other build writes the site meanwhile.
     """
 
     def __init__(self, warn: Callable[[str], None] = lambda line: None) -> None:
@@ -213,7 +256,8 @@ class BackgroundIndex:
     def start(self, indexing: Indexing, done: Callable[[str | None], None]) -> None:
         self.stop()
         run = self._run = _Run()
-        run.thread = threading.Thread(target=self._work, args=(run, indexing, done), daemon=True)
+        held = build_lock.share(indexing.state_dir)
+        run.thread = threading.Thread(target=self._work, args=(run, indexing, done, held), daemon=True)
         run.thread.start()
 
     def running(self) -> bool:
@@ -235,33 +279,36 @@ class BackgroundIndex:
         if self._run is not None:
             self._run.thread.join()
 
-    def _work(self, run: _Run, indexing: Indexing, done: Callable[[str | None], None]) -> None:
-        warning = index_site(indexing, run.run)
-        if run.stopped:
-            return
-        if warning is not None:
-            self.warn(warning)
-        done(warning)
+    def _work(self, run: _Run, indexing: Indexing, done: Callable[[str | None], None], held: int | None) -> None:
+        try:
+            try:
+                warning = index_site(indexing, run.run)
+            except OSError as exc:  # a full disk, say: the preview goes on, and the next build indexes
+                warning = f"search index not built: {exc.filename or indexing.out_dir}: {exc.strerror}"
+            if run.stopped:
+                return
+            if warning is not None:
+                self.warn(warning)
+            done(warning)
+        finally:
+            build_lock.release(held)
 
 
 def _seed(bundle: Path, fresh: Path) -> None:
-    """Start `fresh` as a copy of `bundle`, its subfolders' files linked, not copied.
+    """Start `fresh` with the files of `bundle`'s subfolders (fragments, index chunks), linked, not copied.
 
     Pagefind leaves alone the files of an index that are already there (their names are digests
     of their contents), and writing all 13,000 fragments of a 10k wiki anew took it 24 s instead
-    of 14. Only the files at the top of the bundle are rewritten in place; they are copied.
+    of 14. The files at the top of the bundle (its entry, scripts, metadata) are left out: Pagefind
+    writes them, so each one there after the run is that run's (`bundle_check`).
     """
     if not bundle.is_dir():
         return
     for folder, _, files in os.walk(bundle):
         rel = os.path.relpath(folder, bundle)
         os.makedirs(os.path.join(fresh, rel), exist_ok=True)
-        for name in files:
-            source, target = os.path.join(folder, name), os.path.join(fresh, rel, name)
-            if rel == ".":
-                shutil.copy2(source, target)
-            else:
-                _link_or_copy(source, target)
+        for name in files if rel != "." else ():
+            _link_or_copy(os.path.join(folder, name), os.path.join(fresh, rel, name))
 
 
 def _link_or_copy(source: str, target: str) -> None:

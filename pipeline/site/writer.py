@@ -12,6 +12,10 @@ files for the last build's too (so the page of an article deleted since does
 not stay in the folder for good, nor a temporary file), and their keys for
 unknown: it renders those pages again, and, since what the site is made of
 is no longer what the last state says, it plans and digests every page.
+
+Before anything else, the writer puts `MARKER` in the output folder: the sign
+that `pipeline` writes this folder (`output.refuse_foreign`). Its name starts
+with a dot, as no file of the site's does, so no build lists or removes it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from pipeline import jsonio
+
+MARKER = ".pipeline-site"
+MARKER_TEXT = "This folder is the output of `pipeline build`, which replaces the files it wrote here on each build.\n"
 
 
 @dataclass
@@ -51,6 +58,7 @@ class SiteWriter:
         self._previous: list[str] | None = None
         # Opened here, before any render process is forked: each appends to it, a line at a time.
         self.journal = _open_journal(manifest, self.out_dir)
+        mark(self.out_dir)
 
     def previous(self) -> list[str]:
         """What the last build wrote into this output folder (`previous_files`), read once for the render and finish."""
@@ -113,6 +121,14 @@ class SiteWriter:
         journal_file(self.manifest).unlink(missing_ok=True)  # the render processes' lines too: all listed now
         self.report.written.sort()
         return self.report
+
+
+def mark(out_dir: Path) -> None:
+    """Make the output folder, with its marker, unless it has one already."""
+    marker = out_dir / MARKER
+    if not marker.exists():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        marker.write_text(MARKER_TEXT, encoding="utf-8")
 
 
 def journal_file(manifest: Path) -> Path:
@@ -211,17 +227,23 @@ def _same(target: str, data: bytes) -> bool:
 def _write(target: str, data: bytes) -> None:
     """An existing file is replaced atomically, so a reader of the site (the preview server) sees
     the old page or the new one, never half of one. A new file is written in place: it had no
-    readers, and one a crash left half-written differs from its page, so the next build replaces it."""
+    readers, and one a crash left half-written differs from its page, so the next build replaces it.
+    A failed write names its file (a full disk fails the write of the bytes, which names none)."""
     try:
-        with open(target, "xb") as file:
+        try:
+            with open(target, "xb") as file:
+                file.write(data)
+                return
+        except FileExistsError:
+            pass
+        temporary = _temporary(target)
+        with open(temporary, "wb") as file:
             file.write(data)
-            return
-    except FileExistsError:
-        pass
-    temporary = _temporary(target)
-    with open(temporary, "wb") as file:
-        file.write(data)
-    os.replace(temporary, target)
+        os.replace(temporary, target)
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, target) from None
 
 
 def _temporary(path: str) -> str:

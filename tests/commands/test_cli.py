@@ -182,3 +182,53 @@ def _left_behind():
     model = Model()
     lifespan.leave(model)
     return model
+
+
+def _parsers(parser, words=()):
+    """(words, parser, one-line help in the parent's list) of every command and subcommand."""
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        helps = {choice.dest: choice.help for choice in action._choices_actions}
+        for name, sub in action.choices.items():
+            yield words + (name,), sub, helps.get(name)
+            yield from _parsers(sub, words + (name,))
+
+
+def test_every_command_says_what_it_does_and_every_argument_has_help():
+    import argparse
+
+    found = list(_parsers(build_parser()))
+    assert len(found) > 20 and {words[0] for words, _, _ in found} >= {"build", "jobs", "spool", "corpus"}
+    for words, parser, line in found:
+        assert line and parser.description, f"pipeline {' '.join(words)}: no one-line help or description"
+        for action in parser._actions:
+            if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                assert action.help, f"pipeline {' '.join(words)} {action.option_strings or action.dest}: no help"
+
+
+def test_jobs_show_and_retry_name_their_ids_alike():
+    by_words = {words: parser for words, parser, _ in _parsers(build_parser())}
+    for words in (("jobs", "show"), ("jobs", "retry")):
+        (positional,) = [a for a in by_words[words]._actions if not a.option_strings and a.dest != "help"]
+        assert positional.metavar == "ID" and positional.type is int
+
+
+def test_metavars_are_those_of_the_readme_commands_table():
+    import re
+
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    table = readme.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `pipeline ([^`]+)`", table, re.MULTILINE)
+    options = {}
+    for words, parser, _ in _parsers(build_parser()):
+        for action in parser._actions:
+            for option in action.option_strings:
+                options[(words[0], option)] = action.metavar or (None if action.nargs == 0 else action.dest.upper())
+    checked = 0
+    for row in rows:
+        command = row.split()[0]
+        for option, metavar in re.findall(r"(--[a-z-]+) ([A-Z]+)\b", row):
+            assert options.get((command, option)) == metavar, f"README `pipeline {row}`: {option} {metavar}"
+            checked += 1
+    assert checked >= 8

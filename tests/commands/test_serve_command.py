@@ -1,15 +1,20 @@
-"""`pipeline serve` as a command: builds, prints a loopback URL, serves the site, stops cleanly on Ctrl-C."""
+"""`pipeline serve` as a command: builds, prints a loopback URL, serves, stops on Ctrl-C; one-line errors; --strict."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +103,116 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
             "--out", str(tmp_path / "site")]  # fmt: skip
     assert main(args) == 0
     assert len(runs) == 2 and runs[1].stopped and not runs[1].thread.is_alive()  # stopped when serve ended
+
+
+WARNED = {"index.md": "---\ntitle: Home\n---\n\nSee [[Nowhere]].\n"}  # a broken-link warning
+
+
+def serve_args(tmp_path, *more: str) -> list[str]:
+    write_files(tmp_path / "content", WARNED)
+    return ["serve", "--content", str(tmp_path / "content"), "--state", str(tmp_path / "state"),
+            "--out", str(tmp_path / "out"), "--no-watch", "--workers", "1", *more]  # fmt: skip
+
+
+def test_a_port_in_use_is_one_line_and_nothing_is_built(tmp_path, capsys):
+    from pipeline.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(serve_args(tmp_path, "--port", str(port))) == 1
+    assert capsys.readouterr().err == (
+        f"pipeline: error: cannot serve on 127.0.0.1:{port}: Address already in use"
+        " (another server has it: choose another --port, or --port 0 for a free one)\n"
+    )
+    assert not (tmp_path / "out").exists()  # checked before the first build
+
+
+def test_an_unbindable_host_is_one_line(tmp_path, capsys):
+    from pipeline.cli import main
+
+    assert main(serve_args(tmp_path, "--host", "192.0.2.1", "--port", "0")) == 1  # TEST-NET-1: not this machine's
+    assert capsys.readouterr().err == "pipeline: error: cannot serve on 192.0.2.1:0: Cannot assign requested address\n"
+
+
+@pytest.mark.parametrize("value", ["99999", "65536", "-1", "http", "80.5", "\u0663"])
+def test_a_port_out_of_range_is_a_usage_error(value, capsys):
+    from pipeline.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--port", value])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        f"pipeline serve: error: argument --port: {value!r} is not a port number (0 to 65535; 0 picks a free one)"
+    )
+
+
+def test_strict_turns_the_warnings_into_problems_and_exit_1(tmp_path, monkeypatch, capsys):
+    """What `serve` is handed back by each build: nothing without --strict; the warnings, under it."""
+    from pipeline.cli import main
+    from pipeline.commands import serve as command
+
+    handed = []
+
+    def serve(load_config, build_site, options):  # one build, then as if Ctrl-C
+        handed.append(build_site(load_config(), lambda: None))
+        return handed[-1]
+
+    monkeypatch.setattr(command, "serve", serve)
+    assert main(serve_args(tmp_path)) == 0 and handed == [[]]
+    capsys.readouterr()
+    assert main(serve_args(tmp_path, "--strict")) == 1
+    heading, *warnings = handed[-1]
+    assert heading.startswith("pipeline serve --strict: this build fails: 0 error(s), 1 warning(s)")
+    assert len(warnings) == 1 and warnings[0].startswith(f"{tmp_path / 'content' / 'index.md'}:5:5:")
+    assert "warning: broken-link:" in warnings[0]
+    err = capsys.readouterr().err
+    assert "pipeline: error: this build fails under --strict (the preview goes on)\n" in err
+    assert err.endswith("pipeline: error: the last build failed under --strict (see its warnings above)\n")
+
+
+def test_a_page_shows_the_first_hundred_problems_and_counts_the_rest(tmp_path):
+    from pipeline.commands.serve import strict_problems
+    from pipeline.config import Config
+    from pipeline.diagnostics import Diagnostic
+
+    config = Config(content_dir=Path("content"), state_dir=tmp_path / "state", out_dir=tmp_path / "out")
+    found = [Diagnostic(f"a{n}.md", 1, 1, "warning", "broken-link", "x") for n in range(150)]
+    found.append(Diagnostic("b.md", 1, 1, "info", "unlinked-mention", "a suggestion, never a failure"))
+    heading, *listed, more = strict_problems(config, found)
+    assert heading == "pipeline serve --strict: this build fails: 0 error(s), 150 warning(s), 1 info"
+    assert listed[0] == "content/a0.md:1:1: warning: broken-link: x" and len(listed) == 100
+    assert more == "... and 50 more (see the terminal)"
+
+
+def test_serve_strict_shows_the_warnings_in_open_pages_and_exits_1(tmp_path):
+    write_files(tmp_path / "content", WARNED)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "serve", "--content", "content", "--state", "state", "--out", "out",
+         "--port", "0", "--no-watch", "--workers", "1", "--strict"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_ctrl_c_not_ignored,
+    )  # fmt: skip
+    try:
+        url = urllib.parse.urlsplit(first_url(process))
+        with urllib.request.urlopen(url.geturl(), timeout=DEADLINE) as response:
+            assert 'addEventListener("problems"' in response.read().decode()  # the script that shows them
+        stream = http.client.HTTPConnection(url.hostname, url.port, timeout=DEADLINE)
+        stream.request("GET", "/.pipeline-serve/events")
+        events = stream.getresponse()
+        lines = [events.readline() for _ in range(5)]  # retry, connected, blank, then the problems
+        stream.close()
+        assert lines[3] == b"event: problems\n"
+        problems = json.loads(lines[4].removeprefix(b"data: "))
+        assert problems[0].startswith("pipeline serve --strict: this build fails")
+        assert problems[1].startswith("content/index.md:5:5:") and "broken-link" in problems[1]
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=DEADLINE)[0].decode()
+        assert process.returncode == 1, output
+        assert output.endswith("pipeline: error: the last build failed under --strict (see its warnings above)\n")
+        assert "Traceback" not in output
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -179,8 +179,9 @@ def test_unchanged_files_are_not_read_again(make_wiki, monkeypatch):
     import pipeline.capture as capture_module
 
     reads = []
-    monkeypatch.setattr(capture_module, "open", lambda path, mode: reads.append(Path(path).name) or open(path, mode),
-                        raising=False)  # fmt: skip
+    read = capture_module.read_regular
+    recorded = lambda path, root: reads.append(Path(path).name) or read(path, root)  # noqa: E731
+    monkeypatch.setattr(capture_module, "read_regular", recorded)
     assert capture_content(conn, config).unchanged == 2 and reads == []
     (config.content_dir / "b.md").write_text(GOOD.replace("Alpha", "Beta"))  # a new mtime
     report = capture_content(conn, config)

@@ -5,6 +5,7 @@ from pipeline.capture import capture_content
 from pipeline.config import Config
 from pipeline.facts import capture_log
 from pipeline.store import open_store
+from tests.test_safe_yaml import alias_bomb
 
 
 def _captured(config, files: dict[str, str]):
@@ -40,3 +41,18 @@ def test_a_kept_log_that_is_not_this_stores_is_not_used(make_wiki, tmp_path):
     assert capture_log(conn, kept) == capture_log(conn)
     kept.write_bytes(b"torn")
     assert capture_log(conn, kept) == capture_log(conn)
+
+
+def test_a_data_file_past_the_yaml_limits_or_not_utf8_is_a_problem_with_its_line(make_wiki):
+    bomb = alias_bomb(9)
+    config = make_wiki({
+        "a.md": "---\ntitle: A\n---\n", "redirects.yaml": bomb, "categories.yaml": b"- id: caf\xe9\n",
+        "citations.yaml": "- id: x\n  text: &t Shared\n- id: y\n  text: *t\n",
+    })  # fmt: skip
+    found = facts.gather(_captured(config, {}), config.content_dir)
+    assert (found.data["redirects"], found.data["categories"]) == (None, None)
+    assert found.data["citations"] == [{"id": "x", "text": "Shared"}, {"id": "y", "text": "Shared"}]
+    assert sorted(found.problems) == [
+        ("categories.yaml", 1, "not UTF-8: byte 0xe9 at line 1"),
+        ("redirects.yaml", 5, "YAML has aliases that stand for more than 10,000 values"),
+    ]

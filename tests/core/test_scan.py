@@ -4,7 +4,7 @@ import os
 
 from pipeline.capture import capture_content
 from pipeline.config import Config
-from pipeline.scan import iter_sources, scan_sources
+from pipeline.scan import iter_sources, list_sources, scan_sources
 from pipeline.store import db_path, open_store
 
 GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
@@ -56,3 +56,27 @@ def test_a_capture_takes_the_scan_it_is_given_unless_another_capture_was_recorde
     (config.content_dir / "a.md").write_text(GOOD)
     report = capture_content(conn, config, scanned=lambda: scan)  # so it is made again
     assert report.files == 2 and len(report.new) == 1
+
+
+def test_a_name_that_is_not_utf8_is_listed_escaped_with_a_notice_and_its_file_read_by_its_own_name(make_wiki):
+    from urllib.parse import unquote_to_bytes
+
+    config = make_wiki({"a.md": GOOD, "caf%E9.md": GOOD})  # a name of its own that is an escaped one
+    named = lambda name: config.content_dir / os.fsdecode(name)  # noqa: E731 - a name of any bytes
+    named(b"d\xff").mkdir()
+    named(b"d\xff/100%\xe9.md").write_text(GOOD.replace("Alpha", "Percent"))
+    named(b"caf\xe9.md").write_text(GOOD)  # escaped, it is caf%E9.md: that name is taken
+    named(b"na\xefve.md").write_text(GOOD.replace("Alpha", "Naive"))
+    listing = list_sources(config)
+    assert listing.paths == ["a.md", "caf%E9.md", "d%FF/100%25%E9.md", "na%EFve.md"]
+    assert all(unquote_to_bytes(name) == os.fsencode(rel) for name, rel in listing.on_disk.items())
+    assert [(n.path, n.code) for n in listing.notices] == [
+        ("caf%E9.md", "skipped-file"), ("d%FF/100%25%E9.md", "not-utf8-name"), ("na%EFve.md", "not-utf8-name"),
+    ]  # fmt: skip
+    conn = open_store(config.state_db)
+    report = capture_content(conn, config)
+    assert report.files == 4 and len(report.new) == 4
+    raw = dict(conn.execute("SELECT path, raw FROM captures"))
+    assert b"Percent" in raw["d%FF/100%25%E9.md"] and b"Naive" in raw["na%EFve.md"]
+    again = capture_content(conn, config)  # the escaped paths are the same ones each time
+    assert again.new == [] and again.removed == [] and again.unchanged == 4

@@ -58,14 +58,56 @@ def _seed(conn):
         "DELETE FROM result_digests",
         "UPDATE result_diagnostics SET diagnostics = '[]'",
         "DELETE FROM result_diagnostics",
+        # REPLACE deletes the row it displaces without firing its delete trigger: refused all the same.
+        "REPLACE INTO captures (id, path, sha256, kind, size, raw, captured_at) VALUES (1, 'a.md', 'x', 'file', 1, x'00', 'n')",
+        "INSERT OR REPLACE INTO captures (path, sha256, kind, size, raw, captured_at) VALUES ('a.md', 'x', 'file', 1, x'00', 'n')",
+        "INSERT INTO captures (id, path, sha256, kind, size, captured_at) VALUES (1, 'b.md', 'y', 'file', 0, 'n') "
+        "ON CONFLICT DO UPDATE SET path = 'b.md'",
+        "REPLACE INTO processing_results (id, job_id, capture_id, pass_name, pass_version, contract_version, "
+        "input_fingerprint, output, created_at) VALUES (1, 1, 1, 'p', 1, 1, 'x', '{\"forged\": 1}', 0)",
+        "INSERT OR REPLACE INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version, "
+        "input_fingerprint, output, created_at) VALUES (1, 1, 'p', 1, 1, 'x', '{\"forged\": 1}', 0)",
+        "INSERT INTO processing_results (id, job_id, capture_id, pass_name, pass_version, contract_version, "
+        "input_fingerprint, output, created_at) VALUES (1, 1, 1, 'p', 1, 1, 'x', '{}', 0) "
+        "ON CONFLICT (job_id) DO UPDATE SET output = '{\"forged\": 1}'",
+        "REPLACE INTO result_fields (job_id, field, value) VALUES (1, 'html', '\"forged\"')",
+        "REPLACE INTO result_digests (job_id, sha256, reports) VALUES (1, 'forged', 1)",
+        "REPLACE INTO result_diagnostics (job_id, diagnostics) VALUES (1, '[]')",
     ],
 )
-def test_triggers_reject_update_and_delete(tmp_path, statement):
+def test_triggers_reject_update_delete_replace_and_upsert(tmp_path, statement):
     conn = open_store(tmp_path / "state.db")
     _seed(conn)
+    tables = "captures", "processing_results", "result_fields", "result_digests", "result_diagnostics"
+    before = {table: [tuple(row) for row in conn.execute(f"SELECT * FROM {table}")] for table in tables}
     with pytest.raises(sqlite3.IntegrityError, match="immutable"):
         conn.execute(statement)
-    assert conn.execute("SELECT COUNT(*) FROM captures").fetchone()[0] == 1
+    assert {table: [tuple(row) for row in conn.execute(f"SELECT * FROM {table}")] for table in tables} == before
+
+
+def test_every_append_only_table_refuses_a_row_that_would_displace_another(tmp_path):
+    conn = open_store(tmp_path / "state.db")
+    _seed(conn)
+    conn.execute("INSERT INTO capture_history (path, capture_id, observed_at) VALUES ('a.md', 1, 'n')")
+    conn.execute("INSERT INTO job_inputs (sha256, json) VALUES ('h', '{}')")
+    conn.execute("INSERT INTO job_attempts (job_id, attempt, claim_token, started_at) VALUES (1, 1, 't', 0)")
+    conn.execute("INSERT INTO rejected_completions (job_id, claim_token, attempted, at) VALUES (1, 't', 'done', 0)")
+    protected = [row[0] for row in conn.execute("SELECT tbl_name FROM sqlite_master WHERE name LIKE '%_no_delete'")]
+    for statement in [
+        "REPLACE INTO capture_history (id, path, capture_id, observed_at) VALUES (1, 'b.md', 1, 'n')",
+        "REPLACE INTO job_inputs (sha256, json) VALUES ('h', '{\"forged\": 1}')",
+        "REPLACE INTO job_inputs (rowid, sha256, json) VALUES (1, 'other', '{}')",
+        "REPLACE INTO job_attempts (job_id, attempt, claim_token, started_at) VALUES (1, 2, 't', 0)",
+        "REPLACE INTO job_attempts (id, job_id, attempt, claim_token, started_at) VALUES (1, 1, 2, 'u', 0)",
+        "REPLACE INTO rejected_completions (id, job_id, claim_token, attempted, at) VALUES (1, 1, 'u', 'failed', 0)",
+        "REPLACE INTO result_fields (id, job_id, field, value) VALUES (1, 1, 'other', '0')",
+    ]:
+        with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+            conn.execute(statement)
+    refusing = {row[0] for row in conn.execute("SELECT tbl_name FROM sqlite_master WHERE name LIKE '%_no_replace'")}
+    assert set(protected) <= refusing
+    conn.execute("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES ('h', '{}')")  # the planner's: the same text
+    assert [tuple(row) for row in conn.execute("SELECT rowid, json FROM job_inputs")] == [(1, "{}")]
 
 
 def test_state_survives_reopen(tmp_path):
@@ -115,7 +157,9 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 def test_the_v14_migration_keeps_the_current_capture_of_each_path_from_the_history(tmp_path):
     open_store(tmp_path / "state.db").close()
-    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger
+    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15's)
+    for (trigger,) in raw.execute("SELECT name FROM sqlite_master WHERE name LIKE '%no_replace'").fetchall():
+        raw.execute(f"DROP TRIGGER {trigger}")
     raw.execute("DROP TRIGGER capture_history_current")
     raw.execute("DROP TABLE current_captures")
     captures = [("a.md", "x", "file"), ("b.md", "y", "file"), ("a.md", "z", "file"), ("b.md", "y", "removal")]

@@ -142,3 +142,11 @@ def test_select_holds_only_the_cited_registry_entries():
 def test_select_tells_a_missing_registry_from_an_empty_one():
     text = "---\ntitle: T\ncites: [x]\n---\n"
     assert slice_of(text, None) != slice_of(text, [])
+
+
+def test_thousands_of_markers_on_one_line_each_get_their_column():
+    markers = [f"[^n{i}]" for i in range(3_000)] + ["[1]"] * 3_000
+    line = " ".join(markers)
+    found = codes(cite(f"# T\n\n{line}\n"))
+    columns = [index + 1 for index in range(len(line)) if line.startswith("[", index) and line[index - 1 : index] != "["]
+    assert found == [("undefined-citation", 3, col) for col in columns]

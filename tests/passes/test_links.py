@@ -65,3 +65,12 @@ def test_a_footnote_to_an_appended_reference_is_no_prose():
     front = "---\ntitle: A\nreferences:\n  - id: 1\n    text: A book\n---\n"
     out = run({"a.md": front + "Ring[^1] text.\n"})["a.md"]
     assert out["prose"] == [[0, 0, 4], [0, 8, 14]]
+
+
+def test_blocks_nested_too_deep_are_reported_at_their_file_line_and_kept_in_the_page():
+    text = "---\ntitle: T\n---\nintro\n\n" + "> " * 30 + "deep [[a]]\n\nafter\n"
+    output = run({"a.md": text})["a.md"]
+    (found,) = output["diagnostics"]
+    assert (found["code"], found["severity"], found["line"]) == ("nesting-too-deep", "warning", 6)
+    assert "deep [[a]]" in output["html"] and "<p>after</p>" in output["html"]  # shown as text, not lost
+    assert run({"a.md": "> " * 10 + "fine\n"})["a.md"]["diagnostics"] == []

@@ -180,3 +180,31 @@ def test_an_index_article_is_its_languages_home_page(make_wiki):
     report = build_site(config)
     assert "<h1>Welcome</h1>" in read(config.out_dir, "index.html")
     assert report.site.conflicts == []
+
+
+def test_hostile_languages_and_redirect_targets_never_become_links_that_leave_the_site(make_wiki):
+    hostile = "javascript://%0aalert(document.domain)//"
+    config = make_wiki({
+        **SITE,
+        "escape.md": "---\ntitle: Escape\nlang: ../../../tmp/x\n---\n\nBody.\n",
+        "script.md": f'---\ntitle: Script\nlang: "{hostile}"\n---\n\nBody.\n',
+        "redirects.yaml": (
+            f'redirects:\n  - from: /trap\n    to: "{hostile}"\n  - from: /sneaky\n    to: " JavaScript:alert(1)"\n'
+            '  - from: /other-host\n    to: "//evil.example/"\n  - from: /away\n    to: "https://example.org/x"\n'
+        ),
+    })  # fmt: skip
+    report = build_site(config)
+    bad = {(d.path, d.line) for d in report.process.diagnostics if d.code == "bad-language"}
+    assert bad == {("escape.md", 3), ("script.md", 3)}
+    assert "<h1>Escape</h1>" in read(config.out_dir, "escape/index.html")  # the default language's place
+    links = []
+    for page in config.out_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        links += re.findall(r'(?:href|src)="([^"]*)"', html) + re.findall(r'url=([^"]*)"', html)
+    leaving = {link for link in links if not link.startswith(("/", "#"))}
+    assert leaving and all(link.startswith(("https://", "mailto:")) for link in leaving), leaving
+    assert not any(link.startswith("//") for link in links)
+    trap = read(config.out_dir, "trap/index.html")
+    assert 'href="/javascript/' in trap and "url=/javascript/" in trap  # a path of the site, slugged
+    assert "url=/evil.example/" in read(config.out_dir, "other-host/index.html")
+    assert "url=https://example.org/x" in read(config.out_dir, "away/index.html")

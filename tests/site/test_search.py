@@ -1,7 +1,7 @@
 """The search index: Pagefind over the article pages in shards, each replaced whole when indexed again.
 
 Real Pagefind runs where the indexing itself is the point; elsewhere a stand-in
-indexer (a Python one-liner) fails, stalls until stopped, or counts its runs.
+indexer (a Python one-liner, or `fake_pagefind.py`) fails, stalls until stopped, or counts its runs.
 """
 
 from __future__ import annotations
@@ -12,23 +12,20 @@ import os
 import shutil
 import sys
 import threading
+from pathlib import Path
 
 from pipeline.build import build
 from pipeline.site import BUNDLE, SEARCH_PENDING, has_index, search, search_pending, shards
 from pipeline.site.search import BackgroundIndex, Indexing, index_site
 from pipeline.site.shards import RECORD, Shard
+from pipeline.site.writer import mark
 from tests.site.helpers import SITE, read
 
 DEADLINE = 60.0  # seconds: a bound, never a wait
 # An indexer that starts writing its bundle and never ends by itself (until it is stopped).
 STALLED = "import os, select, sys; os.makedirs(sys.argv[1]); open(os.path.join(sys.argv[1], 'part'), 'w').close(); select.select([], [], [])"  # noqa: E501
-# An indexer that makes a bundle holding the list of the pages it was given.
-LISTING = (
-    "import os, sys; site, out = sys.argv[1:]; os.makedirs(out, exist_ok=True); "
-    "pages = sorted(os.path.relpath(os.path.join(d, f), site) for d, _, fs in os.walk(site) for f in fs); "
-    "[open(os.path.join(out, n), 'w').write(chr(10).join(pages))"
-    " for n in ('pagefind.js', 'pagefind-ui.js', 'pagefind-ui.css')]"
-)
+# An indexer that makes a whole bundle, holding the list of the pages it was given (`pages.txt`).
+FAKE = str(Path(__file__).with_name("fake_pagefind.py"))
 
 
 def stalled(site, bundle):
@@ -40,7 +37,7 @@ def failing(site, bundle):
 
 
 def listing(site, bundle):
-    return [sys.executable, "-c", LISTING, str(site), str(bundle)]
+    return [sys.executable, FAKE, str(site), str(bundle)]
 
 
 def searching(make_wiki, files=SITE):
@@ -113,6 +110,7 @@ def test_a_site_without_article_pages_gets_a_loader_of_no_shards_and_its_next_bu
 def test_what_no_shard_is_goes_from_the_search_folder(make_wiki, monkeypatch):
     config = searching(make_wiki)
     monkeypatch.setattr(search, "pagefind", listing)
+    mark(config.out_dir)  # a folder pipeline wrote: an earlier version left these
     (config.out_dir / BUNDLE / "fragment").mkdir(parents=True)  # the one-bundle layout of earlier versions
     (config.out_dir / BUNDLE / "pagefind-entry.json").write_text("{}")
     old_bundle(config.out_dir, "en/7/")  # a shard of more pages than there are now
@@ -132,7 +130,7 @@ def test_a_failed_shard_warns_keeps_its_old_bundle_and_is_indexed_by_the_next_bu
     assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "old" and not (tmp_path / "state" / RECORD).exists()
     monkeypatch.setattr(search, "pagefind", listing)
     assert index_site(indexing) is None
-    assert read(indexing.out_dir, "pagefind/en/0/pagefind.js") == "a/index.html"
+    assert read(indexing.out_dir, "pagefind/en/0/pages.txt") == "a/index.html"
     assert [p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()] == ["0"]  # nothing left beside it
 
 
@@ -196,8 +194,8 @@ def test_a_preview_build_returns_before_its_index_and_a_stopped_one_is_left_to_t
 # open waits for the other, so both end only if they run at the same time (else the alarm ends them).
 MEETING = (
     "import os, signal, sys; signal.alarm(int(sys.argv[3])); out = sys.argv[2]; "
-    "pipe = open(sys.argv[1], 'r' if out.endswith('0') else 'w'); pipe.close(); os.makedirs(out); "
-    "[open(os.path.join(out, n), 'w').close() for n in ('pagefind.js', 'pagefind-ui.js', 'pagefind-ui.css')]"
+    "pipe = open(sys.argv[1], 'r' if out.endswith('0') else 'w'); pipe.close(); signal.alarm(0); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[4:], out])"
 )
 
 
@@ -207,7 +205,9 @@ def test_shards_are_indexed_side_by_side_by_as_many_runs_as_workers(tmp_path, mo
     indexing = one_shard(tmp_path / "site", tmp_path / "state", files=("a/index.html", "b/index.html"))
     twins = [Shard("en", number, (file,), "d") for number, file in enumerate(indexing.shards[0].files)]
     meeting = [sys.executable, "-c", MEETING, str(pipe)]
-    monkeypatch.setattr(search, "pagefind", lambda site, bundle: [*meeting, str(bundle), str(int(DEADLINE))])
+    monkeypatch.setattr(
+        search, "pagefind", lambda site, bundle: [*meeting, str(bundle), str(int(DEADLINE)), FAKE, str(site)]
+    )  # fmt: skip
     assert index_site(dataclasses.replace(indexing, shards=twins), workers=2) is None
     assert sorted(p.name for p in (indexing.out_dir / BUNDLE / "en").iterdir()) == ["0", "1"]
 
@@ -240,5 +240,5 @@ def test_a_page_whose_body_is_the_same_is_not_indexed_again_for_what_else_it_sho
 def _shards(config):
     text = read(config.out_dir, "pagefind/shards.js")
     folders = json.loads(text.split("= ", 1)[1].rstrip(";\n"))["en"]
-    listed = {folder: read(config.out_dir, f"pagefind/{folder}pagefind.js").split("\n") for folder in folders}
+    listed = {folder: read(config.out_dir, f"pagefind/{folder}pages.txt").split("\n") for folder in folders}
     return [Shard("en", int(folder.split("/")[1]), tuple(files), "") for folder, files in listed.items()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.site.writer import SiteWriter, journal_file, journaled_files, previous_keys
+from pipeline.site.writer import MARKER, SiteWriter, journal_file, journaled_files, previous_keys
 
 
 def test_writes_changed_files_only_and_removes_what_the_last_build_wrote_but_this_one_did_not(tmp_path):
@@ -20,10 +20,12 @@ def test_writes_changed_files_only_and_removes_what_the_last_build_wrote_but_thi
     assert report.written == ["c/index.html"] and report.unchanged == 1
     assert report.removed == ["b/deep/index.html"] and not (out / "b").exists()
     assert _files(out) == ["a/index.html", "c/index.html"]
+    assert (out / MARKER).is_file()  # never a file of the site: no build removes it
 
 
 def _files(out) -> list[str]:
-    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    """The site's files (not the marker the writer leaves beside them)."""
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != MARKER)
 
 
 @pytest.mark.parametrize("rel", ["../escape.html", "a/../../escape.html", "/etc/passwd", ""])

@@ -1,0 +1,75 @@
+"""A build stopped by a full disk: one line naming where and why, not a traceback.
+
+Whatever a full disk stops, the next build (once there is room) finishes:
+the site's files are named in the writer's journal before they are written,
+the state folder's records are replaced whole (`jsonio.save`), and SQLite
+rolls back what it could not commit. So the error needs no more than the
+path that could not be written, and the cause. A write that names no path (a
+file's bytes, not its opening) is told by its folder: the output or state
+folder whose disk has no room left. A forked process's error comes back as
+its traceback's text, whose last line says the same.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from pipeline.errors import UserError
+from pipeline.forks import ForkedError
+
+FULL = {errno.ENOSPC, errno.EDQUOT}
+SQLITE_FULL = 13  # sqlite3's SQLITE_FULL: "database or disk is full"
+HINT = "free some space and build again"
+STORE_FULL = f"the state database could not be written (database or disk is full); {HINT}"
+# The last line of a forked process's traceback, for an OSError: `OSError: [Errno 28] No space...: '/path'`.
+FORKED_OS_ERROR = re.compile(r"\w*Error: \[Errno (\d+)\] ([^:]+?)(?:: '(.*)')?")
+
+
+@contextmanager
+def disk_full_is_an_error(folders: list[Path]) -> Iterator[None]:
+    """Run the block; a full disk (or quota) ends it with a UserError naming the path and the cause.
+    `folders` are those the block writes in (output, state), for a write that names no path."""
+    try:
+        yield
+    except (OSError, sqlite3.Error, ForkedError) as exc:
+        message = full_disk_message(exc, folders)
+        if message is None:
+            raise
+        raise UserError(message) from None
+
+
+def full_disk_message(exc: BaseException, folders: list[Path]) -> str | None:
+    """`path: cause` when `exc` is a full disk, else None."""
+    if isinstance(exc, OSError) and exc.errno in FULL:
+        return f"{exc.filename or _full_folder(folders)}: {exc.strerror or os.strerror(exc.errno)}; {HINT}"
+    if isinstance(exc, sqlite3.Error) and _sqlite_full(str(exc), getattr(exc, "sqlite_errorcode", None)):
+        return f"{_full_folder(folders)}: {STORE_FULL}"
+    if isinstance(exc, ForkedError):
+        last = (str(exc).strip().splitlines() or [""])[-1]
+        found = FORKED_OS_ERROR.fullmatch(last)
+        if found and int(found.group(1)) in FULL:
+            return f"{found.group(3) or _full_folder(folders)}: {found.group(2)}; {HINT}"
+        if last.startswith("sqlite3.") and _sqlite_full(last, None):
+            return f"{_full_folder(folders)}: {STORE_FULL}"
+    return None
+
+
+def _sqlite_full(text: str, code: int | None) -> bool:
+    return code == SQLITE_FULL or "database or disk is full" in text
+
+
+def _full_folder(folders: list[Path]) -> str:
+    """The first of `folders` whose disk has no room left (else the first): where a write without a path failed."""
+    for folder in folders:
+        try:
+            if os.statvfs(folder).f_bavail == 0:
+                return str(folder)
+        except OSError:
+            continue
+    return str(folders[0]) if folders else "(unknown path)"
