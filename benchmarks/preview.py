@@ -4,7 +4,7 @@
 
 It generates a wiki (benchmarks/generate.py), builds it once, then edits one
 article's body `--edits` times and runs the preview's rebuild
-(`pipeline.serve.Rebuilder`, what the watcher calls) after each, printing
+(`pipeline.preview.server.Rebuilder`, what the watcher calls) after each, printing
 the seconds until the reload event, until the rebuild returns, and until
 the search index (Pagefind, in the background: `site.search.BackgroundIndex`)
 has every page. Each edit comes as soon as the rebuild before it returns,
@@ -30,7 +30,7 @@ from generate import Shape, generate, path_of  # noqa: E402
 
 from pipeline.build import Warm, build  # noqa: E402
 from pipeline.config import Config  # noqa: E402
-from pipeline.serve import Rebuilder, Reloads  # noqa: E402
+from pipeline.preview.server import Rebuilder, Reloads  # noqa: E402
 from pipeline.site.search import BackgroundIndex  # noqa: E402
 
 

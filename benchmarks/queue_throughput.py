@@ -17,13 +17,13 @@ import time
 import types
 from pathlib import Path
 
-from pipeline.capture import capture_content, load_articles
 from pipeline.config import Config, JobsConfig
+from pipeline.content.capture import capture_content, load_articles
+from pipeline.jobs.plan import plan_round
+from pipeline.jobs.worker import Worker
 from pipeline.passes.base import Wiki
 from pipeline.passes.registry import spec_of
-from pipeline.plan import plan_round
-from pipeline.store import open_store
-from pipeline.worker import Worker
+from pipeline.storage.store import open_store
 
 NOOP = types.SimpleNamespace(
     NAME="noop", VERSION=1, CONTRACT={"type": "object", "required": ["diagnostics"]}, run=lambda a, i: {"diagnostics": []}

@@ -18,30 +18,31 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from pipeline.build_lock import build_lock
-from pipeline.capture import CaptureReport, capture_content, current_capture_ids, load_articles, read_ahead
-from pipeline.code import code_digest
 from pipeline.config import Config, worker_count
-from pipeline.console import SILENT, Progress
+from pipeline.content.article import Article
+from pipeline.content.capture import CaptureReport, capture_content, current_capture_ids, load_articles, read_ahead
+from pipeline.content.facts import LOG_KEPT, Change, Facts, fact_sources, gather
+from pipeline.content.scan import require_content_folder, scan_sources
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
-from pipeline.disk_full import disk_full_is_an_error
-from pipeline.facts import LOG_KEPT, Change, Facts, fact_sources, gather
-from pipeline.forks import Standby
-from pipeline.libc import give_back_memory
-from pipeline.passes.base import Article, PassSpec, Wiki
+from pipeline.incremental.build_stamp import (
+    LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
+)
+from pipeline.incremental.code_digest import code_digest
+from pipeline.incremental.job_reuse import PACK_FOUND, Digests, PlanCache, read_results, settle_memos
+from pipeline.jobs.plan import failed_jobs, load_results, plan_round
+from pipeline.jobs.worker import WorkBeside, WorkerReport, passes_for, run_plan
+from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import rounds
-from pipeline.plan import failed_jobs, load_results, plan_round
-from pipeline.plan_memo import PACK_FOUND, Digests, PlanCache, read_results, settle_memos
-from pipeline.results import ResultFacts, stored_diagnostics
+from pipeline.runtime.build_lock import build_lock
+from pipeline.runtime.console import SILENT, Progress
+from pipeline.runtime.disk_full import disk_full_is_an_error
+from pipeline.runtime.forks import Standby
+from pipeline.runtime.libc import give_back_memory
 from pipeline.site import MANIFEST, SiteReport, normalize_base, search_pending, site_intact
 from pipeline.site.output import refuse_foreign, refuse_unsafe
 from pipeline.site.theme import theme_digest
-from pipeline.stamp import (
-    LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
-)
-from pipeline.scan import require_content_folder, scan_sources
-from pipeline.store import db_path, open_store, store_identity
-from pipeline.worker import WorkBeside, WorkerReport, passes_for, run_plan
+from pipeline.storage.results import ResultFacts, stored_diagnostics
+from pipeline.storage.store import db_path, open_store, store_identity
 
 if TYPE_CHECKING:  # the search code loads with the page code, when a build renders
     from pipeline.site.search import BackgroundIndex
@@ -76,7 +77,7 @@ class Warm:
     articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
     facts: ResultFacts = field(default_factory=dict)  # job id -> (digest, reports) of its result
     texts: dict[int, str] = field(default_factory=dict)  # job id -> its result's output JSON, once read
-    seeds: dict = field(default_factory=dict)  # what the last build's pages took of their results (site/seeds.py)
+    seeds: dict = field(default_factory=dict)  # what the last build's pages took of their results (page_summaries.py)
     plans: PlanCache = field(default_factory=PlanCache)  # the plan memos it read or wrote
 
     def open(self, conn: sqlite3.Connection) -> Warm:
@@ -207,8 +208,8 @@ def render(
 ) -> SiteReport:
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
+    from pipeline.incremental.page_summaries import Seeds
     from pipeline.site.publish import render_site
-    from pipeline.site.seeds import Seeds
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}

@@ -16,9 +16,10 @@ import importlib
 import os
 import sys
 
-from pipeline import __version__, lifespan
+from pipeline import __version__
 from pipeline.commands import COMMANDS
 from pipeline.errors import UserError
+from pipeline.runtime import lifespan
 
 
 def build_parser(argv: list[str] = ()) -> argparse.ArgumentParser:
@@ -80,7 +81,7 @@ def entry() -> None:
     """
     lifespan.short_lived()
     code = main()
-    store = sys.modules.get("pipeline.store")  # a command that never opened the store never imported it
+    store = sys.modules.get("pipeline.storage.store")  # a command that never opened the store never imported it
     if store is not None:
         store.close_all()
     sys.stdout.flush()

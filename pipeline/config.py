@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pipeline import safe_yaml
 from pipeline.errors import ConfigError
+from pipeline.runtime import safe_yaml
 
 CONFIG_FILE = "wiki.yaml"
 # The shape of a BCP 47 language tag (`en`, `pt-BR`, `zh-Hant-TW`, `es-419`): a language names URL folders

@@ -12,9 +12,10 @@ import json
 from dataclasses import fields
 
 from pipeline.build import DEFAULT_OPTIONS
-from pipeline.passes.base import Article, PassSpec, Wiki
+from pipeline.content.article import Article
+from pipeline.content.source import parse_source
+from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import load_passes, rounds
-from pipeline.source import parse_source
 
 
 def articles_from(files: dict[str, str | bytes], default_language: str = "en") -> list[Article]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import Config
-from pipeline.store import close_all
+from pipeline.storage.store import close_all
 
 REPO = Path(__file__).resolve().parent.parent
 # The real bilingual wiki, kept in the repository (tests/corpora/README.md says where it comes from).
@@ -50,8 +50,8 @@ def make_wiki(tmp_path):
 
 def current_results(config: Config, pass_name: str) -> dict[str, dict]:
     """path -> newest result of `pass_name` for each current capture."""
-    from pipeline.capture import current_capture_ids
-    from pipeline.store import open_store
+    from pipeline.content.capture import current_capture_ids
+    from pipeline.storage.store import open_store
 
     conn = open_store(config.state_db)
     try:
@@ -72,8 +72,8 @@ def current_results(config: Config, pass_name: str) -> dict[str, dict]:
 
 def _with_lazy_fields(job_id: int, output: dict, config: Config) -> dict:
     """The output as the pass returned it: its lazy fields (stored beside it) read back, holes filled."""
-    from pipeline.results import stored_value
-    from pipeline.store import open_store
+    from pipeline.storage.results import stored_value
+    from pipeline.storage.store import open_store
 
     conn = open_store(config.state_db)
     try:

@@ -5,9 +5,9 @@ import json
 import shutil
 
 from conftest import folder_hashes
-from pipeline import plan
 from pipeline.build import Warm, build
-from pipeline.store import open_store
+from pipeline.jobs import plan
+from pipeline.storage.store import open_store
 
 
 def test_a_build_runs_with_the_cyclic_collector_off_and_leaves_it_as_it_found_it(make_wiki):
@@ -58,7 +58,7 @@ def test_on_two_workers_a_missing_content_folder_is_an_error_message_not_a_crash
 
 def test_on_two_workers_a_cold_builds_memos_are_packed_with_their_results_digests(make_wiki, monkeypatch):
     import pipeline.build as build_module
-    from pipeline import plan_memo
+    from pipeline.incremental import job_reuse
 
     config = make_wiki(WIKI, search=False)
     monkeypatch.setattr(build_module, "PACK_FOUND", 0)  # every pass that made a job (a 10k cold build: 13,000)
@@ -68,8 +68,8 @@ def test_on_two_workers_a_cold_builds_memos_are_packed_with_their_results_digest
     conn.close()
     assert parts and all(None not in shas for _, _, _, shas, _ in parts)  # the standby packed them, digests and all
     looked_up = []
-    lookup = plan_memo.result_digests
-    monkeypatch.setattr(plan_memo, "result_digests", lambda conn, jobs: looked_up.extend(jobs) or lookup(conn, jobs))
+    lookup = job_reuse.result_digests
+    monkeypatch.setattr(job_reuse, "result_digests", lambda conn, jobs: looked_up.extend(jobs) or lookup(conn, jobs))
     (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
     build(config, workers=1, site=True)
     assert looked_up == []  # the next build's memos needed no digest looked up
@@ -138,7 +138,7 @@ def test_a_warm_build_forgets_a_store_made_anew(make_wiki):
 
 
 def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
-    from pipeline.results import StoredOutputs
+    from pipeline.storage.results import StoredOutputs
 
     pages = {f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Part\n\nSee [[p{(i + 1) % 6}]].\n" for i in range(6)}
     config = make_wiki(pages, search=False)
@@ -162,8 +162,8 @@ def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
 
 
 def test_every_result_is_stored_with_its_digest_and_whether_it_reports(make_wiki):
-    from pipeline.passes.base import SOME_DIAGNOSTIC
-    from pipeline.store import output_digest
+    from pipeline.storage.schema import SOME_DIAGNOSTIC
+    from pipeline.storage.store import output_digest
 
     config = make_wiki(WIKI, search=False)
     build(config, workers=1)
@@ -187,7 +187,7 @@ def test_a_result_with_diagnostics_keeps_them_apart_and_a_build_lists_them_witho
     assert rows and all(json.loads(kept or "[]") == json.loads(output)["diagnostics"] for output, kept in rows)
     assert any(kept for _, kept in rows)
     import pipeline.build as build_module
-    from pipeline import results
+    from pipeline.storage import results
 
     (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited, see [[gone]].\n")
     statements, collecting, rows_for_ids, collect = [], [], results.rows_for_ids, build_module.collect
@@ -246,7 +246,7 @@ def test_a_command_line_build_gives_freed_memory_back_before_forking_workers_onl
 def test_the_next_build_loads_the_contracts_a_build_compiled(make_wiki, monkeypatch):
     import fastjsonschema
 
-    from pipeline import contracts
+    from pipeline.runtime import contracts
 
     config = make_wiki(WIKI, search=False)
     monkeypatch.setattr(contracts, "_COMPILED", {})

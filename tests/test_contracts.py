@@ -3,8 +3,8 @@
 import fastjsonschema
 import pytest
 
-from pipeline import contracts
-from pipeline.contracts import compiled
+from pipeline.runtime import contracts
+from pipeline.runtime.contracts import compiled
 
 SCHEMA = {
     "type": "object",

@@ -31,11 +31,12 @@ def test_every_format_prints_one_line_per_diagnostic():
 
 
 def test_collect_finds_every_diagnostic_of_stored_outputs_and_reads_only_those_that_may_report():
-    from pipeline import jsonio
     from pipeline.diagnostics import collect
-    from pipeline.passes.base import SOME_DIAGNOSTIC, Wiki
     from pipeline.inline import articles_from
-    from pipeline.results import StoredOutputs
+    from pipeline.passes.base import Wiki
+    from pipeline.runtime import jsonio
+    from pipeline.storage.results import StoredOutputs
+    from pipeline.storage.schema import SOME_DIAGNOSTIC
 
     articles = articles_from({"a.md": "A", "b.md": "B", "c.md": "C", "d.md": "D"})
     warning = {"code": "w", "severity": "warning", "message": "m", "line": 2, "col": 3}

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.forks import ForkedError, Later, Standby, fork_map
+from pipeline.runtime.forks import ForkedError, Later, Standby, fork_map
 
 
 def test_results_come_back_in_order_from_other_processes():

@@ -1,7 +1,7 @@
 """Text held in the store once: filled from a stored text, a page says where it comes from instead of copying it."""
 
-from pipeline import jsonio
-from pipeline.held import Filled, StoredText, fill
+from pipeline.runtime import jsonio
+from pipeline.storage.text_refs import Filled, StoredText, fill
 
 
 def test_fill_replaces_each_hole_by_its_fill():

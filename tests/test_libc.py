@@ -4,7 +4,7 @@ import platform
 
 import pytest
 
-from pipeline import libc
+from pipeline.runtime import libc
 
 GLIBC = platform.libc_ver()[0] == "glibc"
 

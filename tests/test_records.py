@@ -2,7 +2,7 @@
 
 from typing import NamedTuple
 
-from pipeline.records import made
+from pipeline.runtime.records import made
 
 
 class Change(NamedTuple):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from pipeline import safe_yaml
-from pipeline.safe_yaml import MAX_ALIAS_VALUES, MAX_CHARS, MAX_DEPTH, YamlError, load
+from pipeline.runtime import safe_yaml
+from pipeline.runtime.safe_yaml import MAX_ALIAS_VALUES, MAX_CHARS, MAX_DEPTH, YamlError, load
 
 
 def alias_bomb(levels: int, width: int = 9) -> str:

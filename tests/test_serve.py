@@ -18,7 +18,7 @@ from pipeline.build import build
 from pipeline.cli import build_parser
 from pipeline.config import load_config
 from pipeline.errors import UserError
-from pipeline.serve import EVENTS, Handler, PreviewServer, Rebuilder, watch
+from pipeline.preview.server import EVENTS, Handler, PreviewServer, Rebuilder, watch
 from pipeline.site import search
 
 SITE = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.serve_access import host_allowed, locate
+from pipeline.preview.access import host_allowed, locate
 
 ANSWERED = [
     "127.0.0.1", "127.0.0.1:8000", "localhost", "localhost:8000", "LocalHost:1", "[::1]", "[::1]:8000",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.source import parse_source
+from pipeline.content.source import parse_source
 from tests.test_safe_yaml import alias_bomb
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 from pipeline.build import build
-from pipeline.build_lock import BUSY_STATUS
 from pipeline.commands.check import add_check_options, report_diagnostics
 from pipeline.commands.options import add_state, config_from
-from pipeline.console import progress_for
+from pipeline.runtime.build_lock import BUSY_STATUS
+from pipeline.runtime.console import progress_for
 
 
 def register(subparsers) -> None:

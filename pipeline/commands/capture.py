@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pipeline.build import passes_for, plan_captures
-from pipeline.capture import capture_content
 from pipeline.commands.options import add_state, config_from
-from pipeline.scan import require_content_folder
-from pipeline.store import open_store
+from pipeline.content.capture import capture_content
+from pipeline.content.scan import require_content_folder
+from pipeline.storage.store import open_store
 
 
 def register(subparsers) -> None:

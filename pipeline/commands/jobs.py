@@ -7,8 +7,8 @@ import time
 
 from pipeline.commands.options import add_state, config_from
 from pipeline.errors import UserError
-from pipeline.queue import job_state, recover_stale, retry
-from pipeline.store import open_store
+from pipeline.jobs.queue import job_state, recover_stale, retry
+from pipeline.storage.store import open_store
 
 STATES = ("pending", "processing", "done", "failed-waiting", "failed-ready", "failed-terminal")
 

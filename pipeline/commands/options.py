@@ -23,7 +23,7 @@ def config_from(args: argparse.Namespace) -> Config:
     """The Config of the command line; a content folder named there must exist, whatever the command (its
     state folder is named after it: one made for a folder that is not there would be left behind)."""
     if getattr(args, "content", None):
-        from pipeline.scan import require_content_folder  # here: the spool's commands never load the store
+        from pipeline.content.scan import require_content_folder  # here: the spool's commands never load the store
 
         require_content_folder(Path(args.content))
     return load_config(

@@ -12,15 +12,15 @@ import io
 import sys
 from pathlib import Path
 
-from pipeline import lifespan
 from pipeline.build import Warm, build
 from pipeline.commands.build import add_build_options, summary_line
 from pipeline.commands.check import report_diagnostics
 from pipeline.commands.options import config_from
 from pipeline.config import CONFIG_FILE
-from pipeline.console import progress_for
 from pipeline.diagnostics import emit, fails_strict, summary
-from pipeline.serve import Options, serve
+from pipeline.preview.server import Options, serve
+from pipeline.runtime import lifespan
+from pipeline.runtime.console import progress_for
 from pipeline.site.search import BackgroundIndex
 
 

@@ -11,9 +11,9 @@ import threading
 from dataclasses import asdict
 from typing import Callable, TextIO
 
-from pipeline import lifespan
 from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.errors import UserError
+from pipeline.runtime import lifespan
 from pipeline.spool import SCHEMA, EventError, enqueue
 from pipeline.spool.admin import poison_entries, requeue_poison, status
 from pipeline.spool.drain import DrainOptions, Drainer

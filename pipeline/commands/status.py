@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pipeline.commands.options import add_format, add_state, config_from
-from pipeline.store import open_store
+from pipeline.storage.store import open_store
 
 TABLES = (
     "captures", "capture_history", "processing_jobs", "job_attempts",

@@ -7,10 +7,10 @@ and `build`/`check` plan every round, once the inputs of each exist.
 from __future__ import annotations
 
 from pipeline.build import passes_for
-from pipeline.config import worker_count
 from pipeline.commands.options import add_state, config_from
-from pipeline.store import open_store
-from pipeline.worker import run_workers
+from pipeline.config import worker_count
+from pipeline.jobs.worker import run_workers
+from pipeline.storage.store import open_store
 
 
 def register(subparsers) -> None:

@@ -7,26 +7,63 @@
   quotes...) and drops what lies deeper. Here that text is kept as a plain
   paragraph (`nesting_too_deep`), and its 0-based line is noted in
   `env[TOO_DEEP]`, for the links pass to report as `nesting-too-deep`.
+- A parse makes at most `MAX_LINKS` links and embeds (wikilinks, embeds,
+  Markdown links, images, autolinks): each one costs a record, a resolution
+  or a rendering in the passes after the parse, so a line of millions of
+  them took minutes. In a text that could hold more (more `[` and `<`), the
+  `link_count` rule makes the links in place of the link rules, counting
+  them; past the limit each one is kept as its source text, a run of them
+  at once, and the 0-based line of the first is noted in `env[TOO_MANY]`,
+  for the links pass to report as `too-many-links`. Any other text leaves
+  the rule idle, so the parse of a real article counts nothing.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_core import StateCore
     from markdown_it.rules_inline import StateInline
 
 LITERAL_BRACKETS = "literal_brackets"  # an inline rule whose text is prose (`skips.PROSE_RULES`)
 TOO_DEEP = "nesting_too_deep"  # the token type, and the env key of the lines where one starts
 BRACKETS = re.compile(r"\[+")
+MAX_LINKS = 10_000  # links and embeds one parse makes: far past any real article
+# The inline rules that make them (`wikilink`: embeds too), by the character they start at, in their order.
+LINK_STARTS = {"[": ("wikilink", "link"), "!": ("wikilink", "image"), "<": ("autolink",)}
+LINK_COUNT = "link_count"  # the rules, and the env key of the parse's `LinkCount` (None: the parse counts none)
+TOO_MANY = "too_many_links"  # env key: the 0-based line of the first link kept as text
+# Text that no inline rule but those of text takes (no emphasis, code, escape, entity, HTML, bracket): what a
+# run of links kept as text may hold between them, and what a link that `PLAIN_LINKS` takes holds.
+PLAIN_TEXT = r"[^\[\]<>`\\*_~&!^]"
+PLAIN = r"[^\[\]()\n{}<>`\\*_~&!^]"
+BETWEEN_LINKS = re.compile(f"{PLAIN_TEXT}*")
+AUTOLINK = r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>\[\]`\\*_~&]*>"
+# A run of such links taken at once: the text one link rule call each would take, for millions of links.
+PLAIN_LINKS = re.compile(rf"(?:{PLAIN_TEXT}*(?:!?\[\[{PLAIN}+\]\]|!?\[{PLAIN}*\]\({PLAIN}*\)|{AUTOLINK}))*")
+
+
+@dataclass
+class LinkCount:
+    """The links a parse made, and where (inline content, offset) the first one kept as text is."""
+
+    made: int = 0
+    first_over: tuple[str, int] | None = None
 
 
 def limits_plugin(md: MarkdownIt) -> None:
-    """Add `literal_brackets` before the rule for links, and keep what lies too deep as text."""
+    """Add `literal_brackets` before the rule for links, count the links made, and keep what lies too deep as text."""
     md.inline.ruler.before("link", LITERAL_BRACKETS, literal_brackets)
+    rules = {rule.name: rule.fn for rule in md.inline.ruler.__rules__}
+    starts = {char: [rules[name] for name in names] for char, names in LINK_STARTS.items()}
+    md.inline.ruler.before("wikilink", LINK_COUNT, _counting(starts))
+    md.core.ruler.before("inline", LINK_COUNT, _new_count)
+    md.core.ruler.after("inline", TOO_MANY, _note_too_many)
     tokenize, limit = md.block.tokenize, md.options["maxNesting"]
 
     def guarded(state: StateBlock, start_line: int, end_line: int) -> None:
@@ -57,6 +94,66 @@ def _last_close(state: StateInline) -> int:
         found = (state.src, state.src.rfind("]"))
         state._last_close = found
     return found[1]
+
+
+def _counting(starts: dict[str, list[Callable]]) -> Callable:
+    """A rule that makes what the link rules make, counted; past `MAX_LINKS` what they would take stays text."""
+
+    def count_links(state: StateInline, silent: bool) -> bool:
+        count = state.env.get(LINK_COUNT)
+        if count is None or silent:  # the link rules look ahead (for the end of a link's label) themselves
+            return False
+        for rule in starts.get(state.src[state.pos], ()):
+            if count.made < MAX_LINKS:
+                if rule(state, False):
+                    count.made += 1
+                    return True
+                continue
+            start = state.pos
+            if rule(state, True):
+                _past_links(state, starts)  # a run at once, not a dispatch of every inline rule per link
+                state.append_pending(state.src[start : state.pos])
+                count.first_over = count.first_over or (state.src, start)
+                return True
+        return False
+
+    return count_links
+
+
+def _past_links(state: StateInline, starts: dict[str, list[Callable]]) -> None:
+    """Move `state.pos` past the links that follow the one just passed, with only plain text between them."""
+    src, end = state.src, state.pos
+    while True:
+        end = PLAIN_LINKS.match(src, end, state.posMax).end()
+        pos = BETWEEN_LINKS.match(src, end, state.posMax).end()
+        state.pos = pos
+        if pos >= state.posMax or not any(rule(state, True) for rule in starts.get(src[pos], ())):
+            state.pos = end
+            return
+        end = state.pos
+
+
+def _new_count(state: StateCore) -> None:
+    # Every link has a `[` or a `<` of its own. An env may be handed from one parse to the next.
+    could_pass = state.src.count("[") + state.src.count("<") > MAX_LINKS
+    state.env[LINK_COUNT] = LinkCount() if could_pass else None
+    state.env.pop(TOO_MANY, None)
+
+
+def _note_too_many(state: StateCore) -> None:
+    """The line of the first link kept as text, from the inline token whose content holds it."""
+    count = state.env[LINK_COUNT]
+    if count is None or count.first_over is None:
+        return
+    src, offset = count.first_over
+    inlines = [token for token in state.tokens if token.type == "inline" and token.map]
+    # A nested inline parse (an inline footnote's) runs on a piece of its token's content.
+    holder = next((token for token in inlines if token.content is src), None)
+    holder = holder or next((token for token in inlines if src in token.content), None)
+    if holder is None:
+        state.env[TOO_MANY] = 0
+        return
+    state.env[TOO_MANY] = holder.map[0] + holder.content.count("\n", 0, holder.content.find(src) + offset)
 
 
 def keep_too_deep(state: StateBlock, start_line: int, end_line: int) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.held import HOLE
 from pipeline.markdown.wikilinks import anchor, escape_html, page_href
+from pipeline.storage.text_refs import HOLE
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

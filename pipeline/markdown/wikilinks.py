@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), no
 # Within a table row a `|` inside `[[...]]` separates target and label, not cells (as in Obsidian).
 # The table rule sees it masked as NUL, which markdown-it's normalizer has removed from any source.
 PIPE_MASK = "\x00"
-IN_LINK = re.compile(r"\[\[[^\[\]\n]*\]\]")
+IN_LINK = re.compile(r"\[\[[^\[\]\n|]*\|[^\[\]\n]*\]\]")  # a `[[...]]` with a `|`: the others need no mask
 FORBIDDEN_IN_TARGET = re.compile(r"[\[\]{}<>\n]")
 MAX_LINK_LENGTH = 1000  # bounds the scan for `]]`, so unclosed `[[` cost linear time
 SLOT_FIELDS = ("target", "fragment", "line", "col")  # what `anchor` reads of a link's meta

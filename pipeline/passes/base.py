@@ -19,7 +19,7 @@ A pass module declares:
   them page by page, and a select may hand one on to a job, which gets it
   read from the store.
 - optionally `READS` and `READS_OWN`: which parts of the wiki `select`
-  reads (see `pipeline/plan_memo.py`), so that planning after an edit calls
+  reads (see `pipeline/incremental/job_reuse.py`), so that planning after an edit calls
   `select` only where something it reads changed. Without them, any change
   to the content replans the pass everywhere. A function in READS_OWN may
   be written for all articles at once (`by_column`).
@@ -52,15 +52,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pipeline.source import ParsedSource
+from pipeline.content.article import Article
 
 SEVERITIES = ("error", "warning", "info")
-# What a pass may name in READS besides the passes it NEEDS (see pipeline/plan_memo.py).
+# What a pass may name in READS besides the passes it NEEDS (see pipeline/incremental/job_reuse.py).
 WIKI_PARTS = ("options", "data", "facts", "sources")
-
-# A diagnostic is an object (contracts check it) and the store's JSON is compact: an output that
-# reports any holds this text. One without it reports none; one with it may report none.
-SOME_DIAGNOSTIC = '"diagnostics":[{'
 
 DIAGNOSTICS_SCHEMA = {
     "type": "array",
@@ -76,23 +72,6 @@ DIAGNOSTICS_SCHEMA = {
         },
     },
 }
-
-
-@dataclass(frozen=True)
-class Article(ParsedSource):
-    """One capture as a pass sees it: what `parse_source` found, plus where it came from.
-
-    Preconditions: `path` is relative to the content folder and '/'-separated;
-    `text` is None exactly when the bytes did not decode (`decode_error` says
-    why) and `body` is then ''; `frontmatter` is None when the file has none or
-    it did not parse (`frontmatter_error` and its line say why); `body_line`
-    is the 1-based line of the file where `body` starts.
-    """
-
-    capture_id: int
-    path: str
-    sha256: str
-    size: int
 
 
 class RetryableError(Exception):
@@ -163,8 +142,8 @@ def _as_in_json(key: str) -> str | None:
 
 def diagnostics_of(outputs: Mapping[int, dict]) -> Iterable[tuple[int, list]]:
     """(capture id, diagnostics) of the `outputs` that may report one (stored results know it without
-    being read, and keep their diagnostics apart: see `SOME_DIAGNOSTIC`); of all of them for outputs
-    held as plain data."""
+    being read, and keep their diagnostics apart: see `SOME_DIAGNOSTIC` in storage/schema.py); of all
+    of them for outputs held as plain data."""
     find = getattr(outputs, "diagnostics", None)
     if find is not None:
         return find()

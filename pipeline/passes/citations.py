@@ -30,9 +30,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.content.article import Article
 from pipeline.markdown.footnotes import entry_id, in_body, parse_article, reference
 from pipeline.markdown.spans import masked
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
 from pipeline.text import frontmatter_line
 
 NAME = "citations"

@@ -10,8 +10,9 @@ then gets a suffixed id).
 
 from __future__ import annotations
 
+from pipeline.content.article import Article
 from pipeline.markdown.footnotes import in_body, parse_article
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, diagnostic
 
 NAME = "headings"
 VERSION = 2

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import re
 
-from pipeline.held import fill
+from pipeline.content.article import Article
 from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import definitions, undefined
 from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, known_as, mentioning
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, known_as, mentioning
 from pipeline.passes.links import keys
 from pipeline.passes.mentions import apply_suggestions
+from pipeline.storage.text_refs import fill
 
 NAME = "html"
 VERSION = 3

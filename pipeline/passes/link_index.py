@@ -19,10 +19,10 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
-from pipeline.passes.sharded import Overlay, Sharded
+from pipeline.content.source import name_lang_slug
+from pipeline.runtime.sharded import Overlay, Sharded
 from pipeline.text import lookup_key
 from pipeline.urls import article_url
-from pipeline.source import name_lang_slug
 
 MAX_REDIRECT_HOPS = 5
 FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language

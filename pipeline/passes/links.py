@@ -30,8 +30,9 @@ parsed again for them with raw HTML seen, unless `raw_html` is set) and
 pass's select keeps of a title index only the names the prose could hold,
 so a new title re-runs the mentions jobs of the articles whose prose has
 its words, not of every article). Diagnostics: `nesting-too-deep`, where
-blocks nest past markdown-it's limit and the rest is kept as text
-(`markdown.limits`).
+blocks nest past markdown-it's limit and the rest is kept as text, and
+`too-many-links`, where the article holds more links, embeds and images
+than a parse makes and the rest are kept as text (`markdown.limits`).
 """
 
 from __future__ import annotations
@@ -39,19 +40,20 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from pipeline.content.article import Article
 from pipeline.markdown import make_parser
 from pipeline.markdown.footnotes import definition_lines, in_body, parse_article
-from pipeline.markdown.limits import TOO_DEEP
+from pipeline.markdown.limits import MAX_LINKS, TOO_DEEP, TOO_MANY
 from pipeline.markdown.slots import render_slotted
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes import citations
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
 from pipeline.passes.names import words_read
 from pipeline.passes.prose import block_tokens, pieces_of
 from pipeline.passes.prose import parser as prose_parser
 
 NAME = "links"
-VERSION = 7
+VERSION = 8
 CONTRACT_VERSION = 3
 LINK_SCHEMA = {
     "type": "object",
@@ -105,13 +107,22 @@ def run(article: Article, inputs: dict) -> dict:
     lines = body.split("\n")
     words = " ".join(sorted(words_read(lines[line][start:end] for line, start, end in prose)))
     return {"links": links, "html": html, "slots": slots, "definitions": keys(appended), "prose": prose,
-            "words": words, "diagnostics": too_deep(env, article.body_line, len(lines))}  # fmt: skip
+            "words": words, "diagnostics": limits_reached(env, article.body_line, len(lines))}  # fmt: skip
 
 
-def too_deep(env: dict, body_line: int, body_lines: int) -> list[dict]:
-    """`nesting-too-deep` where the parse kept blocks nested past markdown-it's limit as text."""
-    return [diagnostic("nesting-too-deep", "blocks nested too deep (quotes, lists): the rest of this block is "
-                       "shown as plain text", body_line + min(line, body_lines - 1)) for line in env.get(TOO_DEEP, [])]
+def limits_reached(env: dict, body_line: int, body_lines: int) -> list[dict]:
+    """`nesting-too-deep` where the parse kept blocks nested past markdown-it's limit as text, and
+    `too-many-links` where it kept the links past `MAX_LINKS` as text."""
+
+    def file_line(line: int) -> int:
+        return body_line + min(line, body_lines - 1)
+
+    found = [diagnostic("nesting-too-deep", "blocks nested too deep (quotes, lists): the rest of this block is "
+                        "shown as plain text", file_line(line)) for line in env.get(TOO_DEEP, [])]
+    if TOO_MANY in env:
+        found.append(diagnostic("too-many-links", f"more than {MAX_LINKS:,} links, embeds and images in this article: "
+                                "from here on they are shown as plain text", file_line(env[TOO_MANY])))
+    return found
 
 
 def _prose_of(body: str, tokens: list, env: dict) -> list[list[int]]:

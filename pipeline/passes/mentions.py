@@ -27,16 +27,17 @@ import hashlib
 from collections import Counter
 from typing import Mapping
 
-from pipeline import jsonio
+from pipeline.content.article import Article
 from pipeline.markdown.spans import masked
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic, field_values, known_as
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic, field_values, known_as
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
 from pipeline.passes.names import (
     Match, Matcher, NameKeys, matcher_for, name_keys, named_in, patch_name_keys, term_key,
 )  # fmt: skip
 from pipeline.passes.prose import Piece, prose_pieces
-from pipeline.passes.sharded import Overlay
+from pipeline.runtime import jsonio
+from pipeline.runtime.sharded import Overlay
 
 NAME = "mentions"
 VERSION = 3

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 
 from pipeline.config import is_language_tag
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, diagnostic
-from pipeline.source import frontmatter_language, name_lang_slug
+from pipeline.content.article import Article
+from pipeline.content.source import frontmatter_language, name_lang_slug
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
 from pipeline.text import frontmatter_line, url_slug
 from pipeline.urls import article_url
 

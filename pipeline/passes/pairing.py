@@ -35,7 +35,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, diagnostic
+from pipeline.content.article import Article
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic
 from pipeline.passes.pairing_index import OWN_CLAIMS, Entry, Index, build_index, candidates, claims_of, reached
 from pipeline.text import frontmatter_line
 

@@ -13,9 +13,10 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from pipeline.passes.base import Article, Wiki, frontmatter_field, known_as
-from pipeline.records import made
-from pipeline.source import name_lang_slug
+from pipeline.content.article import Article
+from pipeline.content.source import name_lang_slug
+from pipeline.passes.base import Wiki, frontmatter_field, known_as
+from pipeline.runtime.records import made
 from pipeline.urls import article_url
 
 

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from pipeline import jsonio
+from pipeline.runtime import jsonio
 
 ENTRY_POINT_GROUP = "pipeline.passes"
 KEPT = "entry-points.json"  # in the state folder

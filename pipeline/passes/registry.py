@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from pipeline.contracts import compiled
 from pipeline.passes.base import WIKI_PARTS, PassSpec
 from pipeline.passes.plugins import declared_passes
+from pipeline.runtime.contracts import compiled
 
 # Order matters only for display; execution order follows NEEDS.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
@@ -30,7 +30,7 @@ def load_passes(
     compiled_in: Path | None = None, kept_in: Path | None = None,
 ):
     """Return the PassSpecs of every registered pass, built-in first (`compiled_in`: where their
-    compiled contracts are kept between processes, see `pipeline/contracts.py`; `kept_in`: where
+    compiled contracts are kept between processes, see `pipeline/runtime/contracts.py`; `kept_in`: where
     the entry points found are, see `plugins.py`)."""
     modules = [importlib.import_module(name) for name in BUILTIN]
     modules += [_import(ref, base_dir) for ref in extra]
@@ -145,7 +145,7 @@ class LazyValidator:
     """Compiles a contract on first use: a build whose jobs are all reused never pays for it.
 
     The schema itself is checked when the pass is loaded, which is cheap; the compiled code is
-    kept in the process, and in `folder` when given (`pipeline/contracts.py`).
+    kept in the process, and in `folder` when given (`pipeline/runtime/contracts.py`).
     """
 
     def __init__(self, contract: dict, where: str, folder: Path | None = None) -> None:

@@ -26,7 +26,8 @@ from __future__ import annotations
 import posixpath
 from typing import Callable
 
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Article, Wiki, by_column, diagnostic, known_as, mentioning
+from pipeline.content.article import Article
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic, known_as, mentioning
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import LinkIndex, build_index, changed_pages, keys_of, patch_index
 from pipeline.passes.links import LINK_SCHEMA

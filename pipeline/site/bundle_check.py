@@ -20,7 +20,7 @@ import re
 import zlib
 from pathlib import Path
 
-from pipeline import jsonio
+from pipeline.runtime import jsonio
 from pipeline.site import UI_FILES
 from pipeline.site.bundles import ENTRY, names
 

@@ -23,7 +23,7 @@ import re
 import zlib
 from pathlib import Path
 
-from pipeline import jsonio
+from pipeline.runtime import jsonio
 
 ENTRY = "pagefind-entry.json"
 PRUNED = {"fragment": ".pf_fragment", "index": ".pf_index"}  # folder -> suffix of the files pruned there

@@ -16,15 +16,16 @@ from datetime import datetime, timezone
 from itertools import compress, repeat
 from typing import Callable, Iterable, Iterator, NamedTuple
 
-from pipeline import records
-from pipeline.facts import Change
-from pipeline.passes.base import Article, Wiki
-from pipeline.site.seeds import Seed, Seeds, seed_keys, seed_of
+from pipeline.content.article import Article
+from pipeline.content.facts import Change
+from pipeline.incremental.page_summaries import Seed, Seeds, seed_keys, seed_of
+from pipeline.passes.base import Wiki
+from pipeline.runtime import records
 from pipeline.urls import history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
-SEED_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its seed (seeds.py)
+SEED_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its seed (page_summaries.py)
 
 
 class PageBody:
@@ -188,9 +189,9 @@ class Model:
     broken: list[tuple[Link, str]]  # (linking page, target) of every red link
     backlinks: Backlinks  # each page's `backlinks` reads it
     conflicts: list[str] = field(default_factory=list)  # pages that lost their URL to another
-    # The digest of every article's path and what other pages show of its seed (state.py; None: not known).
+    # The digest of every article's path and what other pages show of its seed (page_digests.py; None: not known).
     seeds_digest: str | None = None
-    seed_keys: dict[str, str | None] = field(default_factory=dict)  # article path -> its seed's key (seeds.py)
+    seed_keys: dict[str, str | None] = field(default_factory=dict)  # article path -> its seed's key (page_summaries.py)
     # Article path -> (its seed in the last build, or None: not known; its seed now), for the seeds that changed.
     replaced: dict[str, tuple[Seed | None, Seed]] = field(default_factory=dict)
 
@@ -207,7 +208,7 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
 def build_model(
     wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None = None, last_keys: dict | None = None,
 ) -> Model:
-    """The model of `wiki`; `seeds` (the last build's, see seeds.py) gets the seeds this one used.
+    """The model of `wiki`; `seeds` (the last build's, see page_summaries.py) gets the seeds this one used.
 
     `last_keys` (article path -> seed key, of the last build's pages) names the seeds that changed.
     """

@@ -13,10 +13,10 @@ import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from pipeline.content.source import name_lang_slug
+from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.text import lookup_key, url_slug
 from pipeline.urls import article_url, category_url, lang_prefix, leaves_site
-from pipeline.site.model import ArticlePage, Link, Model
-from pipeline.source import name_lang_slug
 
 RECENT_LIMIT = 100
 

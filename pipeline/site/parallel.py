@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from pipeline.forks import fork_map
+from pipeline.runtime.forks import fork_map
 
 MIN_PAGES_PER_PROCESS = 400  # below this, forking costs more than it saves
 CHUNK = 64  # even: runs start at an article page

@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from pipeline.config import Config
-from pipeline.lifespan import leave
-from pipeline.facts import Change
+from pipeline.content.facts import Change
+from pipeline.incremental.page_summaries import Seeds, load_seeds, save_seeds
 from pipeline.passes.base import Wiki
+from pipeline.runtime.lifespan import leave
 from pipeline.site import (
     COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending,
 )  # fmt: skip
 from pipeline.site.model import Model, build_model
+from pipeline.site.page_digests import digest, kept_state
 from pipeline.site.render import Previous, Settings, environment, page_file, render_files
 from pipeline.site.shards import Shard, shards_of
-from pipeline.site.seeds import Seeds, load_seeds, save_seeds
-from pipeline.site.state import digest, kept_state
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
 

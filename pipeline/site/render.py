@@ -20,13 +20,13 @@ from jinja2 import (
 )  # fmt: skip
 from markupsafe import Markup
 
-from pipeline.code import code_digest
-from pipeline.urls import home_url, href, special_url
+from pipeline.incremental.code_digest import code_digest
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import ArticlePage, Link, Model
+from pipeline.site.page_digests import Patch, SiteState, digest, patch, site_state
 from pipeline.site.parallel import render_pages
-from pipeline.site.state import Patch, SiteState, digest, patch, site_state
 from pipeline.site.theme import assets, builtin_root, strings
+from pipeline.urls import home_url, href, special_url
 
 SPECIALS = ("categories", "all", "wanted", "recent")
 # The wiki pages that show an article's own parts (its revisions), planned after any edit. The lists of pages
@@ -113,7 +113,7 @@ class Rendered:
     pages: int  # HTML pages (articles, histories, wiki pages, 404)
     redirects: int
     keys: dict[str, str] = field(default_factory=dict)  # article and history page file -> digest of its inputs
-    state: SiteState = field(default_factory=SiteState)  # what the pages were made of (state.py)
+    state: SiteState = field(default_factory=SiteState)  # what the pages were made of (page_digests.py)
 
 
 @dataclass(frozen=True)

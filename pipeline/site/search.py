@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from pipeline import build_lock
+from pipeline.runtime import build_lock
 from pipeline.site import BUNDLE, LOADER, UI_FILES
 from pipeline.site.bundle_check import bundle_problem
 from pipeline.site.bundles import prune

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline import jsonio
+from pipeline.runtime import jsonio
 
 SHARD_PAGES = 128  # pages a shard holds at most (and half as many at least), but past MAX_SHARDS
 MAX_SHARDS = 32  # a language's at most: a search fetches a part of each

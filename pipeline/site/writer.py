@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from pipeline import jsonio
+from pipeline.runtime import jsonio
 
 MARKER = ".pipeline-site"
 MARKER_TEXT = "This folder is the output of `pipeline build`, which replaces the files it wrote here on each build.\n"

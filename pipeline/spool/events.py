@@ -15,8 +15,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pipeline.contracts import compiled
 from pipeline.errors import UserError
+from pipeline.runtime.contracts import compiled
 
 EDIT_PROPOSED = "edit.proposed"
 EDIT_APPLIED = "edit.applied"

@@ -11,7 +11,7 @@ import os
 import secrets
 from pathlib import Path
 
-from pipeline.libc import sync_filesystem
+from pipeline.runtime.libc import sync_filesystem
 from pipeline.spool import faults
 
 TMP_PREFIX = ".tmp-"

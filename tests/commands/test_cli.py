@@ -143,8 +143,9 @@ def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_co
     from contextlib import contextmanager
     from types import SimpleNamespace
 
-    from pipeline import cli, lifespan
+    from pipeline import cli
     from pipeline.commands import serve, spool
+    from pipeline.runtime import lifespan
 
     seen = []
 
@@ -174,7 +175,7 @@ def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_co
 
 def _left_behind():
     """A value a step of a build is done with, left (`lifespan.leave`); returned as the step would drop it."""
-    from pipeline import lifespan
+    from pipeline.runtime import lifespan
 
     class Model:
         pass

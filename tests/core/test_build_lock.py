@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from pipeline import build_lock
-from pipeline.build_lock import BUSY_STATUS, WAITING
+from pipeline.runtime import build_lock
+from pipeline.runtime.build_lock import BUSY_STATUS, WAITING
 from tests.conftest import write_files
 from tests.site.helpers import SITE
 
@@ -16,7 +16,7 @@ DEADLINE = 120  # seconds: a bound on a process that should end, never a wait
 
 # Takes the lock as a build does, says so, and lets go when told (a line on its stdin) or when its stdin ends.
 HOLDER = (
-    "import sys\nfrom pipeline.build_lock import build_lock\n"
+    "import sys\nfrom pipeline.runtime.build_lock import build_lock\n"
     "with build_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.readline()\n"
 )
 # Tries the lock without waiting; prints whether it got it.

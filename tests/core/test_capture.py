@@ -6,12 +6,12 @@ import pytest
 
 from conftest import folder_hashes
 from pipeline.build import passes_for, plan_captures
-from pipeline import capture
-from pipeline.capture import capture_content, current_capture_ids, load_articles, read_ahead
 from pipeline.config import Config
-from pipeline.scan import iter_sources
+from pipeline.content import capture
+from pipeline.content.capture import capture_content, current_capture_ids, load_articles, read_ahead
+from pipeline.content.scan import iter_sources
 from pipeline.passes.registry import rounds
-from pipeline.store import open_store
+from pipeline.storage.store import open_store
 
 GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
 
@@ -176,7 +176,7 @@ def test_unchanged_files_are_not_read_again(make_wiki, monkeypatch):
     for name in ("a.md", "b.md"):
         os.utime(config.content_dir / name, (old, old))
     conn, _ = _capture(config)
-    import pipeline.capture as capture_module
+    import pipeline.content.capture as capture_module
 
     reads = []
     read = capture_module.read_regular
@@ -256,8 +256,8 @@ def test_files_parsed_by_several_processes_are_captured_as_by_one(make_wiki, tmp
              for n in range(23)}  # fmt: skip
     files["binary.md"] = b"\x00\x01"
     config = make_wiki(files)
-    monkeypatch.setattr("pipeline.capture.PARSE_CHUNK", 5)
-    monkeypatch.setattr("pipeline.capture.MIN_FILES_PER_PROCESS", 2)
+    monkeypatch.setattr("pipeline.content.capture.PARSE_CHUNK", 5)
+    monkeypatch.setattr("pipeline.content.capture.MIN_FILES_PER_PROCESS", 2)
     seen = []
     for workers in (1, 2):
         state = Config(content_dir=config.content_dir, state_dir=tmp_path / f"state{workers}", out_dir=tmp_path / "o")
@@ -277,7 +277,7 @@ def test_files_parsed_by_several_processes_are_captured_as_by_one(make_wiki, tmp
 def test_a_capture_that_fails_mid_way_stores_nothing_and_leaves_no_parse_running(make_wiki, monkeypatch):
     import os
 
-    import pipeline.capture as capture_module
+    import pipeline.content.capture as capture_module
 
     config = make_wiki({f"p{n:02}.md": GOOD.replace("Alpha", f"Page {n}") for n in range(23)})
     monkeypatch.setattr(capture_module, "PARSE_CHUNK", 5)

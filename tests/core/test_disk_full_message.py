@@ -9,9 +9,9 @@ import traceback
 
 import pytest
 
-from pipeline.disk_full import disk_full_is_an_error, full_disk_message
 from pipeline.errors import UserError
-from pipeline.forks import ForkedError, fork_map
+from pipeline.runtime.disk_full import disk_full_is_an_error, full_disk_message
+from pipeline.runtime.forks import ForkedError, fork_map
 
 
 def test_an_os_error_names_its_file_and_the_cause(tmp_path):

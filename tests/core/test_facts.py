@@ -1,10 +1,10 @@
 """What passes and pages know beyond the captures: here, the capture log a build keeps between builds."""
 
-from pipeline import facts
-from pipeline.capture import capture_content
 from pipeline.config import Config
-from pipeline.facts import capture_log
-from pipeline.store import open_store
+from pipeline.content import facts
+from pipeline.content.capture import capture_content
+from pipeline.content.facts import capture_log
+from pipeline.storage.store import open_store
 from tests.test_safe_yaml import alias_bomb
 
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from pipeline import plan as planning
 from pipeline.build import build
-from pipeline.store import open_store, write
+from pipeline.jobs import plan as planning
+from pipeline.storage.store import open_store, write
 
 FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}]] and Article {i + 2}.\n" for i in range(12)}
 
@@ -32,7 +32,7 @@ def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, work
 
 
 def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
-    from pipeline.results import StoredField
+    from pipeline.storage.results import StoredField
 
     config = make_wiki({"a.md": "---\ntitle: A\n---\nHello [[b]].\n", "b.md": "---\ntitle: B\n---\nB.\n"}, search=False)
     report = build(config, workers=1, site=True)
@@ -63,8 +63,8 @@ def test_a_page_is_stored_once_and_referred_to_by_the_html_job_input_and_result(
 
 def test_the_slice_hasher_unpins_what_only_it_holds():
     """Shared slices (held by an index) stay cached; an article's own are let go, and a reused address hashes anew."""
-    from pipeline import jsonio
-    from pipeline.plan import _Hasher
+    from pipeline.jobs.plan import _Hasher
+    from pipeline.runtime import jsonio
 
     hasher, shared = _Hasher(), {"names": ["Alpha", "Beta"]}
     hasher(shared)

@@ -15,8 +15,8 @@ import pytest
 
 from pipeline.build import build
 from pipeline.passes import mentions, pairing, wikilinks
-from pipeline.results import StoredField
-from pipeline.store import open_store
+from pipeline.storage.results import StoredField
+from pipeline.storage.store import open_store
 from tests.core.helpers import record_selects, results_by_path
 from tests.site.helpers import without_shortcuts
 

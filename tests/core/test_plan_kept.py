@@ -1,4 +1,4 @@
-"""What a pass keeps between builds besides its plan memo (pipeline/plan_kept.py): here, what each capture alone
+"""What a pass keeps between builds besides its plan memo (pipeline/incremental/kept_indexes.py): here, what each capture alone
 gives (`KEEP_BY_CAPTURE`: pairing's claims), kept with the options whatever the world."""
 
 import dataclasses

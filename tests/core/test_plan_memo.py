@@ -10,9 +10,9 @@ import re
 import pytest
 
 from pipeline.build import Warm, build
-from pipeline import code, plan_memo
+from pipeline.incremental import code_digest, job_reuse
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
-from pipeline.store import open_store
+from pipeline.storage.store import open_store
 from tests.core.helpers import forget_plans, record_selects, results_by_path
 
 FILES = {
@@ -80,7 +80,7 @@ def test_a_kept_cache_reads_no_memo_from_the_store_again(make_wiki, monkeypatch)
 def test_a_memo_holds_the_results_of_the_jobs_it_lends(make_wiki, monkeypatch):
     import pipeline.build as build_module
 
-    monkeypatch.setattr(plan_memo, "PACK_FOUND", 0)  # a tiny wiki's memo learns few digests: pack them anyway
+    monkeypatch.setattr(job_reuse, "PACK_FOUND", 0)  # a tiny wiki's memo learns few digests: pack them anyway
     config, statements = make_wiki(FILES, search=False), []
     opened = build_module.open_store
     monkeypatch.setattr(build_module, "open_store", lambda path: _traced(opened(path), statements))
@@ -131,7 +131,7 @@ def test_a_memo_holds_one_digest_of_what_each_article_reads_for_itself_however_m
 def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
     import json
 
-    monkeypatch.setattr(plan_memo, "MAX_PARTS", 2)
+    monkeypatch.setattr(job_reuse, "MAX_PARTS", 2)
     config = make_wiki(FILES, search=False)
     build(config, workers=1)
     counts = []
@@ -150,8 +150,8 @@ def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
 
 
 def test_a_lent_plan_is_the_full_plan_when_every_read_packs_the_memo(make_wiki, monkeypatch):
-    monkeypatch.setattr(plan_memo, "MAX_PARTS", 0)
-    monkeypatch.setattr(plan_memo, "BLOB_CHUNK", 7)  # each part written in many pieces
+    monkeypatch.setattr(job_reuse, "MAX_PARTS", 0)
+    monkeypatch.setattr(job_reuse, "BLOB_CHUNK", 7)  # each part written in many pieces
     _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS)
 
 
@@ -262,14 +262,14 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
     build(config, workers=1)
     assert sorted(built) == ["_indexes", "_patched", "build_index"]  # the link index: the last world's, patched
     built.clear()
-    monkeypatch.setattr(code, "_CODE", {module: "other code" for module in code._CODE})
+    monkeypatch.setattr(code_digest, "_CODE", {module: "other code" for module in code_digest._CODE})
     (config.content_dir / "p1.md").write_text("---\ntitle: Page 1\n---\nSee [[p2]].\n")
     build(config, workers=1)
     assert sorted(built) == ["_build", "_indexes", "build_index"]  # kept by other code: not trusted
 
 
 def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki, monkeypatch):
-    from pipeline import plan
+    from pipeline.jobs import plan
 
     config, warm = make_wiki(FILES, search=False), Warm()
     build(config, workers=1, warm=warm)
@@ -312,8 +312,8 @@ def test_what_articles_read_for_themselves_is_found_for_all_of_them_at_once(make
 
 
 def test_a_function_by_column_is_still_one_of_an_article_and_the_wiki():
-    from pipeline.passes.base import Wiki, by_column
     from pipeline.inline import articles_from
+    from pipeline.passes.base import Wiki, by_column
 
     @by_column
     def lengths(articles, wiki):

@@ -7,12 +7,12 @@ import types
 
 import pytest
 
-from pipeline.capture import capture_content, load_articles
+from pipeline.content.capture import capture_content, load_articles
+from pipeline.jobs.plan import plan_round
+from pipeline.jobs.queue import RELEASED, Backoff, Outcome, claim, finish, job_state, recover_stale, release, retry
 from pipeline.passes.base import Wiki
 from pipeline.passes.registry import spec_of
-from pipeline.plan import plan_round
-from pipeline.queue import RELEASED, Backoff, Outcome, claim, finish, job_state, recover_stale, release, retry
-from pipeline.store import open_store
+from pipeline.storage.store import open_store
 
 NOOP = types.SimpleNamespace(
     NAME="noop", VERSION=1, CONTRACT={"type": "object", "required": ["diagnostics"]}, run=lambda a, i: {"diagnostics": []}

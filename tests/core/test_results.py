@@ -1,8 +1,8 @@
 """Results as a build reads them: lazy fields read back whole, made again from recipes, handed on as references."""
 
-from pipeline import jsonio
-from pipeline.results import StoredField, resolve_stored
-from pipeline.store import open_store
+from pipeline.runtime import jsonio
+from pipeline.storage.results import StoredField, resolve_stored
+from pipeline.storage.store import open_store
 
 TEMPLATE = "<p>a \x000\x00 b</p>\n<p>\x001\x00</p>"  # holes are NUL-marked: SQLite's json_extract stops at a NUL
 
@@ -60,9 +60,9 @@ def _held(stored) -> int:
 
 def _outputs(tmp_path, outputs: list[dict]):
     """A StoredOutputs of one pass over `outputs` (capture and job i + 1 for the i-th), none read yet."""
-    from pipeline.passes.base import SOME_DIAGNOSTIC
-    from pipeline.results import StoredOutputs
-    from pipeline.store import output_digest
+    from pipeline.storage.results import StoredOutputs
+    from pipeline.storage.schema import SOME_DIAGNOSTIC
+    from pipeline.storage.store import output_digest
 
     db = tmp_path / "state.db"
     conn = open_store(db)
@@ -92,7 +92,7 @@ def test_outputs_mentioning_a_text_are_found_in_the_store_and_only_they_are_read
 
 
 def test_outputs_that_may_report_are_read_in_chunks_and_only_those_read_before_are_kept(tmp_path, monkeypatch):
-    from pipeline import results
+    from pipeline.storage import results
 
     monkeypatch.setattr(results, "REPORTS_READ_AT_ONCE", 16)
     outputs = [{"diagnostics": [{"code": "x"}] if i % 2 else []} for i in range(100)]
@@ -106,8 +106,8 @@ def test_outputs_that_may_report_are_read_in_chunks_and_only_those_read_before_a
 
 
 def test_what_a_search_found_is_kept_and_the_next_search_of_those_outputs_reads_none(tmp_path):
-    from pipeline.results import StoredOutputs, keep_mentions
-    from pipeline.store import reader
+    from pipeline.storage.results import StoredOutputs, keep_mentions
+    from pipeline.storage.store import reader
 
     first = _outputs(tmp_path, [{"links": [{"embed": i % 20 == 3}]} for i in range(60)])
     assert first.mentioning('"embed":true') == [4, 24, 44] and len(first.learned) == 60
@@ -140,7 +140,7 @@ def test_released_outputs_are_read_again_and_a_page_read_holds_none(tmp_path):
 
 
 def test_a_field_left_in_the_store_stays_there_when_an_output_is_read_once(tmp_path):
-    from pipeline.results import StoredOutputs
+    from pipeline.storage.results import StoredOutputs
 
     db = _store(tmp_path)
     lazy = StoredOutputs(db, ("html",))

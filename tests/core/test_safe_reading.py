@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.capture import capture_content
-from pipeline.facts import fact_sources, gather
-from pipeline.scan import SKIPPED_FILE, Skipped, list_sources, read_inside, read_regular, scan_sources
-from pipeline.store import db_path, open_store
+from pipeline.content.capture import capture_content
+from pipeline.content.facts import fact_sources, gather
+from pipeline.content.scan import SKIPPED_FILE, Skipped, list_sources, read_inside, read_regular, scan_sources
+from pipeline.storage.store import db_path, open_store
 
 GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
 SECRET = "---\ntitle: Secret\n---\nSECRET-OUTSIDE\n"

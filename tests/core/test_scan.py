@@ -2,10 +2,10 @@
 
 import os
 
-from pipeline.capture import capture_content
 from pipeline.config import Config
-from pipeline.scan import iter_sources, list_sources, scan_sources
-from pipeline.store import db_path, open_store
+from pipeline.content.capture import capture_content
+from pipeline.content.scan import iter_sources, list_sources, scan_sources
+from pipeline.storage.store import db_path, open_store
 
 GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
 LONG_AGO = 1_000_000_000  # long before anything was hashed: the stats may vouch for a file of then

@@ -2,10 +2,10 @@
 
 import json
 
-from pipeline import stamp
 from pipeline.build import build
-from pipeline.capture import capture_content
-from pipeline.store import open_store
+from pipeline.content.capture import capture_content
+from pipeline.incremental import build_stamp
+from pipeline.storage.store import open_store
 
 FILES = {
     "a.md": "---\ntitle: Alpha\n---\nSee [[b]].\n",
@@ -46,12 +46,12 @@ def test_a_theme_change_runs_the_build(make_wiki, tmp_path):
 
 
 def test_a_build_after_the_package_s_code_changed_runs(make_wiki, monkeypatch):
-    from pipeline import code
+    from pipeline.incremental import code_digest
 
     config = make_wiki(FILES, search=False)
     build(config, workers=1, site=True)
     assert build(config, workers=1, site=True).process.skipped
-    monkeypatch.setitem(code._CODE, "", "another version's source")
+    monkeypatch.setitem(code_digest._CODE, "", "another version's source")
     assert not build(config, workers=1, site=True).process.skipped
     assert build(config, workers=1, site=True).process.skipped
 
@@ -89,10 +89,10 @@ def test_a_data_file_change_runs_the_build(make_wiki):
 def test_a_new_commit_runs_the_build(make_wiki, monkeypatch):
     """git times are facts: a commit changes them without changing a single capture."""
     config = make_wiki(FILES, search=False)
-    monkeypatch.setattr("pipeline.capture.git_commit", lambda folder: "1" * 40)
+    monkeypatch.setattr("pipeline.content.capture.git_commit", lambda folder: "1" * 40)
     build(config, workers=1, site=True)
     assert build(config, workers=1, site=True).process.skipped
-    monkeypatch.setattr("pipeline.capture.git_commit", lambda folder: "2" * 40)
+    monkeypatch.setattr("pipeline.content.capture.git_commit", lambda folder: "2" * 40)
     assert not build(config, workers=1, site=True).process.skipped
 
 
@@ -115,8 +115,8 @@ def test_a_build_that_runs_never_reads_the_last_ones_diagnostics(make_wiki, monk
     build(config, workers=1, site=True)
     (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited.\n")
     read = []
-    real = stamp.Path.read_bytes
-    monkeypatch.setattr(stamp.Path, "read_bytes", lambda self: read.append(self.name) or real(self))
+    real = build_stamp.Path.read_bytes
+    monkeypatch.setattr(build_stamp.Path, "read_bytes", lambda self: read.append(self.name) or real(self))
     build(config, workers=1, site=True)
     assert "last-build.json" in read and "last-build-diagnostics.json" not in read
 
@@ -138,10 +138,10 @@ def test_the_kept_diagnostics_load_back_as_they_were(tmp_path):
 
     config = Config(state_dir=tmp_path)
     diagnostics = [Diagnostic("a.md", 3, 7, "warning", "broken-link", "no page matches [[x]]")]
-    stamp.save_diagnostics(stamp.diagnostics_path(config, "build"), "s1", diagnostics)
-    stamp.save_last(config, "build", "s1", 4, {"pages": 2})
-    assert stamp.load_last(config, "build", "s1") == stamp.LastBuild("s1", 4, diagnostics, {"pages": 2})
-    assert stamp.load_last(config, "build", "s2") is None and stamp.load_last(config, "check", "s1") is None
-    path = stamp.diagnostics_path(config, "build")
+    build_stamp.save_diagnostics(build_stamp.diagnostics_path(config, "build"), "s1", diagnostics)
+    build_stamp.save_last(config, "build", "s1", 4, {"pages": 2})
+    assert build_stamp.load_last(config, "build", "s1") == build_stamp.LastBuild("s1", 4, diagnostics, {"pages": 2})
+    assert build_stamp.load_last(config, "build", "s2") is None and build_stamp.load_last(config, "check", "s1") is None
+    path = build_stamp.diagnostics_path(config, "build")
     path.write_text(json.dumps({"stamp": "s1", "rows": [["a.md", 3, 7, "warning", "broken-link"]]}))  # a field short
-    assert stamp.load_last(config, "build", "s1") is None  # another version's rows: the build runs
+    assert build_stamp.load_last(config, "build", "s1") is None  # another version's rows: the build runs

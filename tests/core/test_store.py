@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from pipeline.store import SCHEMA_VERSION, open_store
+from pipeline.storage.store import SCHEMA_VERSION, open_store
 
 
 def test_pragmas_and_schema_version(tmp_path):
@@ -137,8 +137,8 @@ def test_missing_database_is_a_clear_error(tmp_path):
 
 
 def test_forward_migration_from_v1_keeps_the_data(tmp_path):
-    from pipeline.schema import MIGRATIONS
-    from pipeline.store import _statements
+    from pipeline.storage.schema import MIGRATIONS
+    from pipeline.storage.store import _statements
 
     path = tmp_path / "state.db"
     raw = sqlite3.connect(path)
@@ -178,8 +178,8 @@ def test_the_v14_migration_keeps_the_current_capture_of_each_path_from_the_histo
 
 def _v6_store_with(path, outputs: list[str]):
     """A store at schema v6 holding one result per output (job i + 1 for the i-th); migrations run when opened."""
-    from pipeline.schema import MIGRATIONS
-    from pipeline.store import _statements
+    from pipeline.storage.schema import MIGRATIONS
+    from pipeline.storage.store import _statements
 
     raw = sqlite3.connect(path)
     for script in MIGRATIONS[:6]:  # v7's digests need the function open_store registers: it migrates from here
@@ -197,8 +197,8 @@ def _v6_store_with(path, outputs: list[str]):
 
 
 def test_the_v7_migration_digests_every_result_already_stored(tmp_path):
-    from pipeline.passes.base import SOME_DIAGNOSTIC
-    from pipeline.store import output_digest
+    from pipeline.storage.schema import SOME_DIAGNOSTIC
+    from pipeline.storage.store import output_digest
 
     outputs = ['{"diagnostics":[]}', '{"x":"é","diagnostics":[{"code":"w"}]}']
     _v6_store_with(tmp_path / "state.db", outputs)
@@ -225,8 +225,8 @@ def test_the_v11_migration_keeps_apart_the_diagnostics_of_every_result_already_s
 def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
     from types import SimpleNamespace
 
-    from pipeline.plan_memo import load_memo
-    from pipeline.store import output_digest
+    from pipeline.incremental.job_reuse import load_memo
+    from pipeline.storage.store import output_digest
 
     _v6_store_with(tmp_path / "state.db", ['{"a":1}', '{"b":2}'])
     raw = sqlite3.connect(tmp_path / "state.db")

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.build import build, passes_for
 from pipeline.config import Config
-from pipeline.store import open_store
+from pipeline.storage.store import open_store
 
 CUSTOM = '''
 from pipeline.passes.base import RetryableError
@@ -128,7 +128,7 @@ def test_a_worker_that_keeps_few_input_blobs_reads_the_rest_again(make_wiki, tmp
     files = {f"p{n}.md": f"---\ntitle: Page {n}\n---\nSee [[p{(n + 1) % 6}]] and Page {(n + 2) % 6}.\n" for n in range(6)}
     roomy = make_wiki(files)
     expected = build(roomy, workers=1).process.diagnostics
-    monkeypatch.setattr("pipeline.worker.BLOBS_KEPT", 2)
+    monkeypatch.setattr("pipeline.jobs.worker.BLOBS_KEPT", 2)
     tight = Config(content_dir=roomy.content_dir, state_dir=tmp_path / "tight", out_dir=tmp_path / "out")
     report = build(tight, workers=1)
     assert report.process.failures == [] and report.process.diagnostics == expected
@@ -136,7 +136,7 @@ def test_a_worker_that_keeps_few_input_blobs_reads_the_rest_again(make_wiki, tmp
 
 
 def test_a_build_stopped_while_working_leaves_its_jobs_to_the_next_which_runs_them_at_once(make_wiki, monkeypatch):
-    from pipeline.worker import Worker
+    from pipeline.jobs.worker import Worker
 
     config = make_wiki({"a.md": "# A\n\nText.\n", "b.md": "# B\n\nSee [[a]].\n"})
     process, calls = Worker.process, []
@@ -168,11 +168,11 @@ THERE = '{"there": 1, "diagnostics": []}'
 @pytest.fixture
 def held(make_wiki):
     """(config, specs, conn, held job, job ids): two noop jobs, the first claimed by a worker of another host."""
-    from pipeline.capture import capture_content, load_articles
+    from pipeline.content.capture import capture_content, load_articles
+    from pipeline.jobs.plan import plan_round
+    from pipeline.jobs.queue import claim
     from pipeline.passes.base import Wiki
     from pipeline.passes.registry import spec_of
-    from pipeline.plan import plan_round
-    from pipeline.queue import claim
 
     def make(lease_seconds):
         config = make_wiki({"a.md": "one", "b.md": "two"})
@@ -189,8 +189,8 @@ def held(make_wiki):
 
 
 def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
-    from pipeline.queue import Backoff, Outcome, finish
-    from pipeline.worker import run_plan
+    from pipeline.jobs.queue import Backoff, Outcome, finish
+    from pipeline.jobs.worker import run_plan
 
     config, specs, conn, job, ids = held(lease_seconds=1000)
     waits = []
@@ -207,7 +207,7 @@ def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
 
 
 def test_a_job_whose_holder_let_its_lease_run_out_is_run_by_the_build(held):
-    from pipeline.worker import run_plan
+    from pipeline.jobs.worker import run_plan
 
     config, specs, conn, job, ids = held(lease_seconds=0)
     report = run_plan(conn, config, specs, 1, ids, wait=lambda seconds: None)
@@ -248,7 +248,7 @@ def _dies_beside(config, identities, home):
     """`worker._work_beside`, but the standby dies once it has claimed a batch; here (the call made again), None."""
     import os
 
-    from pipeline import worker
+    from pipeline.jobs import worker
 
     if os.getpid() == home:
         return None
@@ -259,7 +259,7 @@ def _dies_beside(config, identities, home):
 def test_jobs_a_standby_died_holding_are_worked_here_at_once(make_wiki, monkeypatch):
     import os
 
-    from pipeline import worker
+    from pipeline.jobs import worker
 
     monkeypatch.setattr(worker, "_work_beside", _dies_beside)
     config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
@@ -277,7 +277,7 @@ def test_a_standby_whose_passes_are_not_the_build_s_works_nothing(make_wiki, mon
     import dataclasses
     import os
 
-    from pipeline import worker
+    from pipeline.jobs import worker
 
     loaded, here = worker._passes_loaded, os.getpid()
 

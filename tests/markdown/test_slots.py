@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.markdown import make_parser
-from pipeline.held import fill
 from pipeline.markdown.slots import fills, has_embeds, render_slotted
 from pipeline.markdown.wikilinks import href_env, link_env, render_with_embeds
+from pipeline.storage.text_refs import fill
 
 BODY = """# Title {#top}
 

@@ -1,4 +1,4 @@
-"""Custom passes: the README's reading-time example, registered through wiki.yaml or an entry point."""
+"""Custom passes: the reading-time example (examples/reading_time.py), registered through wiki.yaml or an entry point."""
 
 import shutil
 import types

@@ -8,6 +8,7 @@ import pytest
 from markdown_it.utils import read_fixture_file
 
 from pipeline.inline import run_inline
+from pipeline.markdown.limits import MAX_LINKS
 from pipeline.passes import links
 from pipeline.passes.prose import prose_pieces
 from pipeline.passes.registry import spec_of
@@ -74,3 +75,15 @@ def test_blocks_nested_too_deep_are_reported_at_their_file_line_and_kept_in_the_
     assert (found["code"], found["severity"], found["line"]) == ("nesting-too-deep", "warning", 6)
     assert "deep [[a]]" in output["html"] and "<p>after</p>" in output["html"]  # shown as text, not lost
     assert run({"a.md": "> " * 10 + "fine\n"})["a.md"]["diagnostics"] == []
+
+
+def test_links_past_the_limit_are_text_and_reported_once_at_the_file_line_of_the_first():
+    names = [f"p{number}" for number in range(MAX_LINKS + 50)]
+    rows = [" ".join(f"[[{name}]]" for name in names[start : start + 1000]) for start in range(0, len(names), 1000)]
+    text = "---\ntitle: T\n---\nintro\n\n" + "\n".join(rows) + "\n\n`x` *after*\n"
+    output = run({"a.md": text})["a.md"]
+    assert [link["target"] for link in output["links"]] == names[:MAX_LINKS]
+    ((code, line, message),) = [(found["code"], found["line"], found["message"]) for found in output["diagnostics"]]
+    assert (code, line) == ("too-many-links", 6 + MAX_LINKS // 1000) and f"{MAX_LINKS:,}" in message
+    assert rows[-1] in output["html"] and "<code>x</code> <em>after</em>" in output["html"]
+    assert run({"a.md": "[[a]] " * 100})["a.md"]["diagnostics"] == []

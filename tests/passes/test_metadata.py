@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from pipeline.content.article import Article
+from pipeline.content.source import parse_source
 from pipeline.passes import metadata
-from pipeline.passes.base import Article
-from pipeline.source import parse_source
 
 
 def test_a_language_captured_before_languages_were_checked_is_replaced_by_the_file_names():

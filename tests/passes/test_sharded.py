@@ -2,7 +2,7 @@
 
 import pickle
 
-from pipeline.passes.sharded import Overlay, Sharded
+from pipeline.runtime.sharded import Overlay, Sharded
 
 WORDS = {f"key-{number}": [number, f"value {number}"] for number in range(500)}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.cli import main
-from pipeline.console import SILENT, Bar, progress_for
+from pipeline.runtime.console import SILENT, Bar, progress_for
 from tests.site.helpers import SITE, build_site, read
 
 

@@ -6,7 +6,7 @@ from pipeline.build import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
 from pipeline.site.model import PageBody, build_model
-from pipeline.site.state import digest
+from pipeline.site.page_digests import digest
 
 
 def test_backlinks_come_in_title_order_and_equal_titles_in_wiki_order():

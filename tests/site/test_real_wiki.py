@@ -89,10 +89,10 @@ def test_every_contents_entry_links_to_a_heading_of_its_page(built):
 
 
 def test_pages_filled_from_holes_are_the_pages_a_whole_render_gives(built):
-    from pipeline.capture import load_articles
+    from pipeline.content.capture import load_articles
     from pipeline.passes import html
-    from pipeline.results import resolve_stored
-    from pipeline.store import open_store
+    from pipeline.storage.results import resolve_stored
+    from pipeline.storage.store import open_store
 
     _, _, state = built
     conn = open_store(state / "state.db")

@@ -180,7 +180,7 @@ def test_a_build_stopped_while_writing_leaves_the_search_index_to_be_made_again(
 def test_a_short_lived_process_leaves_the_site_model_to_its_exit_and_a_long_lived_one_frees_it(site):
     import weakref
 
-    from pipeline import lifespan
+    from pipeline.runtime import lifespan
     from pipeline.site.model import Model
 
     config, _ = site

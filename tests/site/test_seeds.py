@@ -6,13 +6,13 @@ import pickle
 from helpers import SITE, build_site
 
 from pipeline.build import passes_for
-from pipeline.facts import gather
+from pipeline.content.facts import gather
+from pipeline.incremental.page_summaries import CODE, Seed, Seeds, load_seeds, save_seeds, seed_of
 from pipeline.site import SEEDS
 from pipeline.site import model as site_model
 from pipeline.site.model import build_model
-from pipeline.site.state import digest
-from pipeline.site.seeds import CODE, Seed, Seeds, load_seeds, save_seeds, seed_of
-from pipeline.store import open_store
+from pipeline.site.page_digests import digest
+from pipeline.storage.store import open_store
 
 
 def _model_digest(model) -> str:

@@ -12,8 +12,8 @@ from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
 from pipeline.site import publish, render
 from pipeline.site.model import build_model
+from pipeline.site.page_digests import SiteState, kept_state, patch, site_state
 from pipeline.site.pages import Revision
-from pipeline.site.state import SiteState, kept_state, patch, site_state
 from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
 
 

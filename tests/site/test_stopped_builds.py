@@ -21,21 +21,21 @@ import importlib
 import pytest
 
 from pipeline.build import Warm, build
-from pipeline.store import open_store
+from pipeline.storage.store import open_store
 from tests.conftest import folder_hashes
 from tests.site.helpers import SITE, site, without_shortcuts  # noqa: F401 (the `site` fixture)
 
 # (module, function or Class.method as the build calls it, the call at which it stops, before or after it)
 STOPS = [
-    ("pipeline.capture", "_file_capture", 2, "after"),  # inside capture's transaction
+    ("pipeline.content.capture", "_file_capture", 2, "after"),  # inside capture's transaction
     ("pipeline.build", "capture_content", 1, "after"),
     ("pipeline.build", "plan_round", 1, "after"),
-    ("pipeline.plan", "_Lent.save", 1, "after"),  # inside the plan's transaction, which is rolled back
+    ("pipeline.jobs.plan", "_Lent.save", 1, "after"),  # inside the plan's transaction, which is rolled back
     ("pipeline.build", "plan_round", 2, "after"),
-    ("pipeline.worker", "Worker.process", 3, "after"),
-    ("pipeline.worker", "enqueue_all", 1, "after"),  # a batch's edit events sent, its jobs not yet done
-    ("pipeline.worker", "finish", 1, "before"),
-    ("pipeline.worker", "finish", 1, "after"),
+    ("pipeline.jobs.worker", "Worker.process", 3, "after"),
+    ("pipeline.jobs.worker", "enqueue_all", 1, "after"),  # a batch's edit events sent, its jobs not yet done
+    ("pipeline.jobs.worker", "finish", 1, "before"),
+    ("pipeline.jobs.worker", "finish", 1, "after"),
     ("pipeline.build", "load_results", 2, "after"),
     ("pipeline.site.publish", "save_seeds", 1, "after"),
     ("pipeline.site.writer", "SiteWriter.put", 4, "after"),

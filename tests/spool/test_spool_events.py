@@ -112,7 +112,7 @@ def test_the_schema_documents_every_top_level_field():
 
 
 def test_the_compiled_schema_is_kept_in_a_folder_and_loaded_back_from_it(tmp_path, monkeypatch):
-    from pipeline import contracts
+    from pipeline.runtime import contracts
 
     monkeypatch.setattr(contracts, "_COMPILED", {})  # as in a new process
     monkeypatch.setattr(events, "_validator", events._validator.__wrapped__)  # not yet made in it either

@@ -7,7 +7,7 @@ Completing and failing are fenced by the claim token: once a lease has
 expired and the job was recovered, the old claim can no longer finish it.
 Every claim is an attempt row, kept forever with its outcome.
 
-Planning (which jobs exist) lives in `pipeline.plan`; this module only moves
+Planning (which jobs exist) lives in `pipeline.jobs.plan`; this module only moves
 jobs between states. Every function takes `now` so tests control the clock.
 """
 
@@ -20,9 +20,9 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Container
 
-from pipeline import jsonio
-from pipeline.passes.base import SOME_DIAGNOSTIC
-from pipeline.store import output_digest, write
+from pipeline.runtime import jsonio
+from pipeline.storage.schema import SOME_DIAGNOSTIC
+from pipeline.storage.store import output_digest, write
 
 ELIGIBLE = """(status = 'pending' OR (status = 'failed' AND error_kind = 'retryable'
                AND attempts < max_attempts AND next_retry_at <= :now))"""

@@ -6,7 +6,7 @@ once by its hash (`job_inputs`), and fingerprints capture + slice. A job with
 that identity either exists already (its result is reused) or is created
 `pending`. Changing anything outside a job's slice therefore re-runs nothing.
 Where nothing a pass reads has changed since the last plan, that plan lends
-its jobs and `select` is not called at all (`plan_memo.py`).
+its jobs and `select` is not called at all (`incremental/job_reuse.py`).
 """
 
 from __future__ import annotations
@@ -17,15 +17,16 @@ import sys
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from pipeline import jsonio
-from pipeline.forks import fork_map
-from pipeline.passes.base import Article, PassSpec, Wiki
-from pipeline.plan_kept import load_by_capture, load_kept, save_by_capture, save_kept
-from pipeline.plan_memo import (
+from pipeline.content.article import Article
+from pipeline.incremental.job_reuse import (
     Digests, PlanCache, lend_across, load_memo, owns_of, result_digests, save_memo, world_of,
 )
-from pipeline.results import ResultFacts, StoredOutputs, keep_mentions
-from pipeline.store import db_path, write
+from pipeline.incremental.kept_indexes import load_by_capture, load_kept, save_by_capture, save_kept
+from pipeline.passes.base import PassSpec, Wiki
+from pipeline.runtime import jsonio
+from pipeline.runtime.forks import fork_map
+from pipeline.storage.results import ResultFacts, StoredOutputs, keep_mentions
+from pipeline.storage.store import db_path, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process

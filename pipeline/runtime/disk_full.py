@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline.errors import UserError
-from pipeline.forks import ForkedError
+from pipeline.runtime.forks import ForkedError
 
 FULL = {errno.ENOSPC, errno.EDQUOT}
 SQLITE_FULL = 13  # sqlite3's SQLITE_FULL: "database or disk is full"

@@ -23,11 +23,11 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline import jsonio
 from pipeline.config import Config
 from pipeline.diagnostics import Diagnostic
 from pipeline.passes.base import PassSpec
-from pipeline.records import made
+from pipeline.runtime import jsonio
+from pipeline.runtime.records import made
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ def dumps(value, *, sort_keys: bool = False) -> str:
     """Compact JSON; with `sort_keys`, canonical (equal values give equal text), for hashing.
 
     A value with an `as_json()` method, even a str, is written as what that returns: a
-    text held in the store is written as where it is held (`pipeline.held`).
+    text held in the store is written as where it is held (`pipeline.storage.text_refs`).
     """
     option = orjson.OPT_PASSTHROUGH_SUBCLASS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from pipeline.config import Config
 from pipeline.errors import UserError
-from pipeline.store import plain_rows, reader
+from pipeline.storage.store import plain_rows, reader
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 DATA_SUFFIX = ".yaml"  # the data files (redirects.yaml, ...) at the root of the content folder

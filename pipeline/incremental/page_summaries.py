@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple
 
-from pipeline import jsonio
-from pipeline.records import made
+from pipeline.runtime import jsonio
+from pipeline.runtime.records import made
 
 LINKED = ("ok", "fallback")  # link statuses that reach a page (the others are red or ambiguous)
 
@@ -46,7 +46,7 @@ class Seed(NamedTuple):
     pair_paths: list[str]  # its translations, by path
     outdated: dict | None  # the pairing pass's verdict on it
     # The digest of the fields other articles' pages may show (all but `outdated`, its own page's banner):
-    # with the paths, what one page shares with the rest of the site (state.py).
+    # with the paths, what one page shares with the rest of the site (site/page_digests.py).
     shared: str = ""
 
 

@@ -9,7 +9,9 @@ work done again.
 
 from __future__ import annotations
 
-from pipeline.passes.base import SOME_DIAGNOSTIC
+# A diagnostic is an object (contracts check it) and the store's JSON is compact: an output that
+# reports any holds this text. One without it reports none; one with it may report none.
+SOME_DIAGNOSTIC = '"diagnostics":[{'
 
 
 def _immutable(table: str) -> str:
@@ -154,7 +156,7 @@ SCHEMA_V3 = """
     CREATE INDEX captures_identity ON captures (id, sha256, kind);
 """
 
-# v4: the last plan of each pass version, for the planner to lend to the next (plan_memo.py). A cache,
+# v4: the last plan of each pass version, for the planner to lend to the next (job_reuse.py). A cache,
 # like file_stats: rows are replaced freely, and losing them only costs one full plan.
 SCHEMA_V4 = """
     CREATE TABLE plan_worlds (
@@ -264,7 +266,7 @@ SCHEMA_V11 = (
     + _immutable("result_diagnostics")
 )
 
-# v12: the plan memo packed (plan_memo.py): a row per plan that added entries to a pass version's memo,
+# v12: the plan memo packed (job_reuse.py): a row per plan that added entries to a pass version's memo,
 # its entries as JSON columns with their results' digests, instead of a row per capture. Reading and
 # joining 13,000 rows a pass (104,000 at 10k articles) took a third of a second of every edit build.
 # A cache still; the rows of v4 are packed here, a part per pass version (their digests unknown: the
@@ -285,7 +287,7 @@ SCHEMA_V12 = """
     ALTER TABLE plan_memo_packed RENAME TO plan_memo;
 """
 
-# v13: what a world is made of, and what each memo entry's select read of it (plan_memo.py), so that a
+# v13: what a world is made of, and what each memo entry's select read of it (job_reuse.py), so that a
 # pass whose world changed in its results alone selects again only for the articles that read the change.
 SCHEMA_V13 = """
     ALTER TABLE plan_worlds ADD COLUMN parts TEXT;   -- JSON: part name -> digest (NULL: planned before v13)

@@ -17,23 +17,23 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Container
 
-from pipeline import jsonio
-from pipeline.capture import load_articles
 from pipeline.config import Config
-from pipeline.contracts import COMPILED_CONTRACTS
+from pipeline.content.capture import load_articles
 from pipeline.errors import UserError
-from pipeline.forks import ForkedError, Standby, fork_map
+from pipeline.jobs.queue import (
+    Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
+)  # fmt: skip
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
 from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.passes.registry import PassLoadError, load_passes
-from pipeline.queue import (
-    Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
-)  # fmt: skip
+from pipeline.runtime import jsonio
+from pipeline.runtime.contracts import COMPILED_CONTRACTS
+from pipeline.runtime.forks import ForkedError, Standby, fork_map
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event, keep_schema_in
-from pipeline.held import STORED
-from pipeline.results import resolve_stored
-from pipeline.store import db_path, open_store, rows_for_ids
+from pipeline.storage.results import resolve_stored
+from pipeline.storage.store import db_path, open_store, rows_for_ids
+from pipeline.storage.text_refs import STORED
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
 BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own

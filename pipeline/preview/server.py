@@ -34,8 +34,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from pipeline.config import Config
 from pipeline.errors import UserError
-from pipeline.serve_access import host_allowed, locate, site_path
-from pipeline.serve_live import EVENTS, Reloads, inject
+from pipeline.preview.access import host_allowed, locate, site_path
+from pipeline.preview.live import EVENTS, Reloads, inject
 from pipeline.site import normalize_base
 from pipeline.site.theme import builtin_root
 

@@ -54,11 +54,12 @@ from itertools import compress
 from operator import eq, not_
 from typing import Iterable
 
-from pipeline import jsonio
-from pipeline.passes.base import WIKI_PARTS, Article, PassSpec, Wiki
-from pipeline.plan_kept import load_kept
-from pipeline.results import ResultFacts
-from pipeline.store import rows_for_ids, write
+from pipeline.content.article import Article
+from pipeline.incremental.kept_indexes import load_kept
+from pipeline.passes.base import WIKI_PARTS, PassSpec, Wiki
+from pipeline.runtime import jsonio
+from pipeline.storage.results import ResultFacts
+from pipeline.storage.store import rows_for_ids, write
 
 Digests = dict[str, dict[int, str]]  # pass name -> capture id -> sha256 of the result's JSON
 

@@ -14,9 +14,9 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Callable, Iterator
 
-from pipeline import jsonio
-from pipeline.held import FILLED, STORED, StoredText, fill
-from pipeline.store import plain_rows, reader, rows_for_ids
+from pipeline.runtime import jsonio
+from pipeline.storage.store import plain_rows, reader, rows_for_ids
+from pipeline.storage.text_refs import FILLED, STORED, StoredText, fill
 
 
 class StoredField:

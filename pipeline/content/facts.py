@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from pipeline import jsonio, safe_yaml
-from pipeline.capture import current_capture_ids
-from pipeline.records import made
-from pipeline.scan import read_inside
-from pipeline.source import decode
-from pipeline.store import plain_rows, store_identity
+from pipeline.content.capture import current_capture_ids
+from pipeline.content.scan import read_inside
+from pipeline.content.source import decode
+from pipeline.runtime import jsonio, safe_yaml
+from pipeline.runtime.records import made
+from pipeline.storage.store import plain_rows, store_identity
 
 DATA_FILES = ("redirects", "categories", "citations")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline.errors import UserError
-from pipeline.schema import MIGRATIONS, SCHEMA_VERSION
+from pipeline.storage.schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 30_000
 

@@ -18,9 +18,9 @@ import hashlib
 import pickle
 import sqlite3
 
-from pipeline import jsonio
-from pipeline.code import code_digest
+from pipeline.incremental.code_digest import code_digest
 from pipeline.passes.base import PassSpec, Wiki
+from pipeline.runtime import jsonio
 
 
 def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from pipeline import safe_yaml
 from pipeline.config import is_language_tag
+from pipeline.runtime import safe_yaml
 
 # ISO 639-1 code with an optional region: `guide.es.md`, `guide.pt-BR.md` (not `notes.old.md`).
 LANG_SUFFIX = re.compile(r"^(?P<stem>.+)\.(?P<lang>[a-z]{2}(?:-[A-Z]{2})?)$")

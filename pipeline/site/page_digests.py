@@ -1,7 +1,7 @@
 """What the pages of a build were made of, kept for the next: so an edit renders its own pages only.
 
 An article's page and its history page show three kinds of things: what
-its seed says (title, URL, categories, translations: seeds.py), what
+its seed says (title, URL, categories, translations: page_summaries.py), what
 other articles' seeds say (its backlinks, its translations' titles) and
 what is the article's own (its capture, html and citations results, when
 it changed, its revisions, and the one part of its seed no other page
@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from pipeline import jsonio
-from pipeline.code import code_digest
+from pipeline.incremental.code_digest import code_digest
+from pipeline.runtime import jsonio
 from pipeline.site.model import ArticlePage, Model
 
 OWN_LENGTH = 32  # hex digits of an own digest kept: 128 bits
@@ -56,7 +56,8 @@ OWN_LENGTH = 32  # hex digits of an own digest kept: 128 bits
 class SiteState:
     """`shared`: the digest of what every page may show of the whole wiki (None: not known, nothing is patched).
     `own`: article path -> its sitemap day and the name of what only its pages show (`_own`), as `day|name`.
-    `base`: `shared` without the seeds; `seeds`: article path -> its seed's key (seeds.py; empty: not known)."""
+    `base`: `shared` without the seeds; `seeds`: article path -> its seed's key (page_summaries.py; empty: not
+    known)."""
 
     shared: str | None = None
     own: dict[str, str] = field(default_factory=dict)

@@ -22,14 +22,14 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
-from pipeline import jsonio
 from pipeline.config import Config, worker_count
-from pipeline.forks import Later
-from pipeline.passes.base import Article
-from pipeline.records import made
-from pipeline.source import ParsedSource, decode, parse_source
-from pipeline.scan import Notice, Scan, history_mark, read_regular, scan_sources, skip_notice
-from pipeline.store import db_path, plain_rows, reader, rows_for_ids, write
+from pipeline.content.article import Article
+from pipeline.content.scan import Notice, Scan, history_mark, read_regular, scan_sources, skip_notice
+from pipeline.content.source import ParsedSource, decode, parse_source
+from pipeline.runtime import jsonio
+from pipeline.runtime.forks import Later
+from pipeline.runtime.records import made
+from pipeline.storage.store import db_path, plain_rows, reader, rows_for_ids, write
 
 @dataclass
 class CaptureReport:

@@ -1,0 +1,1 @@
+"""The preview server of `pipeline serve`: what it may answer, live reload, and rebuilding on change."""
