@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import Shape, generate, path_of  # noqa: E402
 
-from pipeline.build import Warm, build  # noqa: E402
+from pipeline.build import BuildCache, build  # noqa: E402
 from pipeline.config import Config  # noqa: E402
 from pipeline.preview.server import Rebuilder, Reloads  # noqa: E402
 from pipeline.site.search import BackgroundIndex  # noqa: E402
@@ -51,7 +51,7 @@ class TimedReloads(Reloads):
         return super().publish()
 
 
-def time_edits(root: Path, articles: int, edits: int, warm: bool = True, wait_search: bool = False) -> list[Timing]:
+def time_edits(root: Path, articles: int, edits: int, build_cache: bool = True, wait_search: bool = False) -> list[Timing]:
     """Build a generated wiki of `articles` with search, then time the preview's rebuild after each of `edits`.
 
     Each edit comes when the rebuild before it returns (with `wait_search`, when its search index
@@ -61,11 +61,11 @@ def time_edits(root: Path, articles: int, edits: int, warm: bool = True, wait_se
     generate(root / "wiki", Shape(articles=articles))
     config = Config(content_dir=root / "wiki", out_dir=root / "site", state_dir=root / "state", search=True)
     reloads = TimedReloads()
-    kept = Warm() if warm else None  # as `pipeline serve` keeps it
+    kept = BuildCache() if build_cache else None  # as `pipeline serve` keeps it
     search = BackgroundIndex()
 
     def build_site(config: Config, written) -> None:
-        build(config, site=True, written=written, warm=kept, search_later=search)
+        build(config, site=True, written=written, build_cache=kept, search_later=search)
 
     build_site(config, lambda: None)  # the first build, as `serve` makes it before serving
     search.wait()
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="pipeline-preview-"))
     try:
-        for timing in time_edits(root, args.articles, args.edits, args.warm, args.wait_search):
+        for timing in time_edits(root, args.articles, args.edits, args.build_cache, args.wait_search):
             index = f"{timing.indexed:.2f} s" if timing.indexed is not None else "stopped by the next edit"
             print(f"reload after {timing.reload:.2f} s; rebuild done after {timing.built:.2f} s; search index {index}")
     finally:

@@ -28,15 +28,16 @@ from pipeline.incremental.build_stamp import (
     LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
 )
 from pipeline.incremental.code_digest import code_digest
-from pipeline.incremental.job_reuse import PACK_FOUND, Digests, PlanCache, read_results, settle_memos
+from pipeline.incremental.job_reuse import PACK_FOUND, Digests, PlanCache, read_results, pack_memos
 from pipeline.jobs.plan import failed_jobs, load_results, plan_round
-from pipeline.jobs.worker import WorkBeside, WorkerReport, passes_for, run_plan
+from pipeline.jobs.worker import HelperWorker, WorkerReport, passes_for, run_plan
+from pipeline.markdown.extensions import setting as markdown_setting
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import rounds
 from pipeline.runtime.build_lock import build_lock
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.disk_full import disk_full_is_an_error
-from pipeline.runtime.forks import Standby
+from pipeline.runtime.forks import ForkedHelper
 from pipeline.runtime.libc import give_back_memory
 from pipeline.site import MANIFEST, SiteReport, normalize_base, search_pending, site_intact
 from pipeline.site.output import refuse_foreign, refuse_unsafe
@@ -65,7 +66,7 @@ class ProcessReport:
 
 
 @dataclass
-class Warm:
+class BuildCache:
     """What a long-lived process (`serve`) keeps from one build to the next.
 
     Captures and results never change once written, so what a build read by capture id or job
@@ -77,10 +78,10 @@ class Warm:
     articles: dict[int, Article] = field(default_factory=dict)  # capture id -> StoredArticle
     facts: ResultFacts = field(default_factory=dict)  # job id -> (digest, reports) of its result
     texts: dict[int, str] = field(default_factory=dict)  # job id -> its result's output JSON, once read
-    seeds: dict = field(default_factory=dict)  # what the last build's pages took of their results (page_summaries.py)
+    summaries: dict = field(default_factory=dict)  # what the last build's pages took of their results (page_summaries.py)
     plans: PlanCache = field(default_factory=PlanCache)  # the plan memos it read or wrote
 
-    def open(self, conn: sqlite3.Connection) -> Warm:
+    def open(self, conn: sqlite3.Connection) -> BuildCache:
         """Itself, emptied first when `conn` is not the store it was read from."""
         identity = store_identity(conn)
         if identity != self.store:
@@ -106,8 +107,10 @@ PASS_OPTIONS = ("languages", "default_language", "autolink", "pairing", "pairing
 
 
 def wiki_options(config: Config) -> dict:
-    """The options passes read; `base_url` as the site is published under it (`docs` is `/docs/`)."""
-    return {**{name: getattr(config, name) for name in PASS_OPTIONS}, "base_url": normalize_base(config.base_url)}
+    """The options passes read; `base_url` as the site is published under it (`docs` is `/docs/`); `markdown`
+    as the resolved extension table ("" for the default one: `markdown/extensions.py`)."""
+    return {**{name: getattr(config, name) for name in PASS_OPTIONS}, "base_url": normalize_base(config.base_url),
+            "markdown": markdown_setting(config.markdown)}  # fmt: skip
 
 
 DEFAULT_OPTIONS = wiki_options(Config())
@@ -123,14 +126,14 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
 
 def process(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, progress: Progress = SILENT,
-    gathered: Facts | None = None, warm: Warm | None = None, beside: WorkBeside | None = None,
+    gathered: Facts | None = None, build_cache: BuildCache | None = None, helper_worker: HelperWorker | None = None,
     read: dict[int, Article] | None = None,
 ) -> ProcessReport:
-    """Plan and drain every round for the current captures (with `warm`, reading only what it lacks; with
-    `beside`, the small rounds worked in the build's standby process; `read`: articles read ahead, by capture id)."""
+    """Plan and drain every round for the current captures (with `build_cache`, reading only what it lacks; with
+    `helper_worker`, the small rounds worked in the build's helper process; `read`: articles read ahead, by capture id)."""
     report = ProcessReport()
     gathered = gathered or gather(conn, config.content_dir)
-    known = warm.open(conn) if warm is not None else None
+    known = build_cache.open(conn) if build_cache is not None else None
     # Selects read few texts: they are left in the store.
     ahead = known.articles if known is not None else read
     articles = load_articles(conn, gathered.capture_ids, text=False, known=ahead)
@@ -155,12 +158,12 @@ def process(
         if known is None:  # a command line's build: what no later select reads need not stay (pages read theirs)
             release_outputs(wiki, planned_rounds[number:])
             if count > 1:  # the workers forked next start from this process's pages; else they are used again
-                give_back_memory()  # (given back after an edit's rounds: 10,000 more page faults, 50-100 ms at 10k)
+                give_back_memory()  # (given back after an edit's rounds instead, the workers fault far more pages in)
         report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
         report.reused += plan.reused
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         used.update(plan.job_ids())  # the build's jobs so far: the earlier rounds' have all ended
-        report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting, beside=beside))
+        report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting, helper_worker=helper_worker))
         progress.advance(len(plan.created))
         lazy = {spec.name: spec.lazy_fields for spec in round_specs}
         wiki.results.update(load_results(conn, plan, digests, lazy, facts, texts))
@@ -172,8 +175,8 @@ def process(
 
 
 def release_outputs(wiki: Wiki, later_rounds: list[list[PassSpec]]) -> None:
-    """Let go of the outputs selects read, but those the passes of `later_rounds` need: after a 10k
-    cold build's last plan, 110 MB of JSON, mostly mentions and links outputs no page shows."""
+    """Let go of the outputs selects read, but those the passes of `later_rounds` need: after a
+    cold build's last plan, a lot of JSON, mostly mentions and links outputs no page shows."""
     needed = {name for specs in later_rounds for spec in specs for name in spec.needs}
     for name, outputs in wiki.results.items():  # a build's are all StoredOutputs (`load_results`)
         if name not in needed:
@@ -186,9 +189,9 @@ def collector_paused():
 
     A build loads and makes millions of objects that live until it ends (articles,
     results, the site model, the planned pages) and almost no cyclic garbage: a cold
-    build of 10,000 articles leaves about a thousand cyclic objects in each process.
+    build of a big wiki leaves next to no cyclic objects in each process.
     With the collector on, each full collection walked every one of those live objects
-    again: 1.2 to 1.5 s of a 5 s edit build of 10,000 articles, collecting nothing.
+    again: a large part of an edit build of a big wiki, collecting nothing.
     Reference counting still frees everything else as it goes. The collector comes back
     as the caller had it: a command line process keeps it off to the end (`cli.entry`),
     the preview server and tests turn it on, so each build's cyclic garbage is collected.
@@ -198,34 +201,34 @@ def collector_paused():
     try:
         yield
     finally:
-        if was_enabled:  # its first collection then walks what the build returned (0.27 s at 10k)
+        if was_enabled:  # its first collection then walks everything the build returned
             gc.enable()
 
 
 def render(
     config: Config, specs: list[PassSpec], wiki: Wiki, log: list[Change], progress: Progress, workers: int,
-    intact: bool, written: Callable[[], None], warm: Warm | None = None, search_later: BackgroundIndex | None = None,
+    intact: bool, written: Callable[[], None], build_cache: BuildCache | None = None, search_later: BackgroundIndex | None = None,
 ) -> SiteReport:
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
-    from pipeline.incremental.page_summaries import Seeds
+    from pipeline.incremental.page_summaries import PageSummaries
     from pipeline.site.publish import render_site
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
-    seeds = Seeds(warm.seeds) if warm is not None else None  # a command line's are let go once used
+    summaries = PageSummaries(build_cache.summaries) if build_cache is not None else None  # a command line's are let go once used
     report = render_site(
         config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written,
-        seeds=seeds, search_later=search_later,
+        summaries=summaries, search_later=search_later,
     )  # fmt: skip
-    if warm is not None:
-        warm.seeds = seeds.used
+    if build_cache is not None:
+        build_cache.summaries = summaries.used
     return report
 
 
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
-    written: Callable[[], None] = lambda: None, warm: Warm | None = None, search_later: BackgroundIndex | None = None,
+    written: Callable[[], None] = lambda: None, build_cache: BuildCache | None = None, search_later: BackgroundIndex | None = None,
     info: bool = True, force: bool = False, wait: bool = True,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
@@ -233,11 +236,11 @@ def build(
     When nothing the build reads changed since the last complete build of the
     same kind, planning, work and rendering are skipped (`reuse=False` forces them).
     `written` is called once the site's pages are in place, before its search index is rebuilt.
-    `warm`, kept by a long-lived process from build to build, saves reading again what it read.
+    `build_cache`, kept by a long-lived process from build to build, saves reading again what it read.
     `search_later` (a `site.search.BackgroundIndex`, the preview's) builds the search index in the background;
     a run still indexing the last build's pages is stopped first (this build replaces them, and needs the CPU).
-    Without `info`, the report counts the info diagnostics (suggestions) but lists none: at 10,000 articles,
-    32,000 of 35,000.
+    Without `info`, the report counts the info diagnostics (suggestions) but lists none: in a big wiki with
+    mention suggestions, they are most of them.
 
     A build that writes the site refuses an output folder it must not write (`site.output`; a non-empty one
     `pipeline` did not write, unless `force`), and holds the wiki's build lock (`build_lock`: without
@@ -246,7 +249,7 @@ def build(
     require_content_folder(config.content_dir)  # a build that fails so makes nothing in the state folder
     if search_later is not None:
         search_later.stop()  # before the lock: its run holds a share of it
-    options = dict(workers=workers, site=site, progress=progress, reuse=reuse, written=written, warm=warm,
+    options = dict(workers=workers, site=site, progress=progress, reuse=reuse, written=written, build_cache=build_cache,
                    search_later=search_later, info=info)  # fmt: skip
     with disk_full_is_an_error([config.out_dir, config.state_dir] if site else [config.state_dir]):
         if not site:
@@ -260,42 +263,42 @@ def build(
 @collector_paused()
 def _build(
     config: Config, *, workers: int | None, site: bool, progress: Progress, reuse: bool,
-    written: Callable[[], None], warm: Warm | None, search_later: BackgroundIndex | None, info: bool,
+    written: Callable[[], None], build_cache: BuildCache | None, search_later: BackgroundIndex | None, info: bool,
 ) -> BuildReport:
     """`build`, once the output folder is known safe and the lock held."""
     started = time.perf_counter()
     count = worker_count(config, workers)
     checked = site and reuse  # whether every file of the last site is still there (a build may be skipped)
     # Forked first, while this process is small: one walks and stats the content folder while this one loads
-    # the passes, then lists the diagnostics while it renders; the other looks for the last site's files (26,000
-    # lookups at 10k), asked for when a build may be skipped, else when it renders: it gives way to the others.
-    with Standby(forked=count > 1 and warm is None) as standby, Standby(forked=checked, nice=10) as checker:
+    # the passes, then lists the diagnostics while it renders; the other looks for the last site's files (one
+    # lookup each), asked for when a build may be skipped, else when it renders: it gives way to the others.
+    with ForkedHelper(forked=count > 1 and build_cache is None) as helper, ForkedHelper(forked=checked, nice=10) as checker:
         conn = open_store(config.state_db)
         try:
-            standby.start(scan_sources, config, db_path(conn))
+            helper.start(scan_sources, config, db_path(conn))
             if checked:
                 checker.start(site_intact, config)
             intact = functools.cache(checker.result) if checked else lambda: False
             specs = passes_for(config)
             kind = "build" if site else "check"
-            read = read_ahead(conn, standby.ready)  # the last build's articles, while the standby scans
-            captured = capture_content(conn, config, workers=count, scanned=standby.result)
+            read = read_ahead(conn, helper.ready)  # the last build's articles, while the forked helper scans
+            captured = capture_content(conn, config, workers=count, scanned=helper.result)
             stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
             last = load_last(config, kind, stamp, info) if reuse else None
             if last and (not site or (intact() and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started)
             forget_last(config, kind)
-            beside = WorkBeside(standby, config)  # the standby loads the passes, to work the small rounds
+            helper_worker = HelperWorker(helper, config)  # the forked helper loads the passes, to work the small rounds
             gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT)
-            processed = process(conn, config, specs, count, progress, gathered, warm, beside, read)
+            processed = process(conn, config, specs, count, progress, gathered, build_cache, helper_worker, read)
             processed.notices = captured.notices
-            beside.settle()
+            helper_worker.wait_until_loaded()
             saved = diagnostics_path(config, kind) if not processed.failures else None
-            listing = list_diagnostics(processed, standby, stamp, saved, info, unsettled(processed, specs))
+            listing = list_diagnostics(processed, helper, stamp, saved, info, memos_to_pack(processed, specs))
             rendered = None
             if site:
                 rendered = render(
-                    config, specs, processed.wiki, gathered.log, progress, count, intact(), written, warm, search_later
+                    config, specs, processed.wiki, gathered.log, progress, count, intact(), written, build_cache, search_later
                 )  # fmt: skip
             processed.diagnostics, processed.unlisted_info = listing()
             if not processed.failures:
@@ -320,58 +323,58 @@ def site_counts(rendered: SiteReport) -> dict[str, int]:
     return {"pages": rendered.pages, "redirects": rendered.redirects, "files": rendered.files}
 
 
-def unsettled(processed: ProcessReport, specs: list[PassSpec]) -> list[tuple[str, int]]:
+def memos_to_pack(processed: ProcessReport, specs: list[PassSpec]) -> list[tuple[str, int]]:
     """(name, version) of the passes whose plan memo now lacks more result digests than the next plan
-    would rather look up than pack (`plan_memo.PACK_FOUND`): the memo was saved before the jobs it
+    would rather look up than pack (`job_reuse.PACK_FOUND`): the memo was saved before the jobs it
     names ran (a cold build's, every entry)."""
     created = Counter(name for _, name in processed.created_jobs)
     return [(spec.name, spec.version) for spec in specs if created[spec.name] > PACK_FOUND]
 
 
 def list_diagnostics(
-    processed: ProcessReport, standby: Standby, stamp: str, saved: Path | None, info: bool,
-    settle: list[tuple[str, int]] = (),
+    processed: ProcessReport, helper: ForkedHelper, stamp: str, saved: Path | None, info: bool,
+    to_pack: list[tuple[str, int]] = (),
 ) -> Callable[[], tuple[list[Diagnostic], int]]:
     """Start listing the build's diagnostics, and saving them all at `saved` (when given) for a later build
     that may reuse them (`save_diagnostics`); the function returned gives them (`listed_for`: without
     `info`, those not info, and how many it left out).
 
-    A `standby` forked lists them while this one renders: at 10,000 articles, 35,000 diagnostics
-    read from 14,000 results, sorted and saved took 0.1 s of an edit build. It then packs the memos
-    of the passes to `settle` (`plan_memo.settle_memos`), which the next build would pack otherwise.
+    A forked `helper` lists them while this one renders: in a big wiki, reading them from
+    the results, sorting and saving them is a noticeable part of an edit build. It then packs the memos
+    of the passes `to_pack` (`job_reuse.pack_memos`), which the next build would pack otherwise.
     Else they are listed here, from the outputs this process read too.
     """
     wiki, problems, failures, notices = processed.wiki, processed.problems, processed.failures, processed.notices
-    if not standby.forked:
+    if not helper.forked:
         diagnostics = collect(wiki, problems, failures, notices)
         if saved is not None:
             save_diagnostics(saved, stamp, diagnostics)
         return lambda: listed_for(diagnostics, info)
     stored = [(outputs.db, outputs.reporting()) for outputs in wiki.results.values()]  # a build's: StoredOutputs
     paths = {article.capture_id: article.path for article in wiki.articles}
-    standby.start(_listed_stored, stored, paths, problems, failures, notices, saved, stamp, info, settle)
-    return lambda: _as_diagnostics(*standby.result())
+    helper.start(_listed_stored, stored, paths, problems, failures, notices, saved, stamp, info, to_pack)
+    return lambda: _as_diagnostics(*helper.result())
 
 
 def _listed_stored(
     stored: list[tuple[str, list[tuple[int, int]]]], paths: dict[int, str], problems: list, failures: list,
-    notices: list, saved: Path | None, stamp: str, info: bool, settle: list[tuple[str, int]],
+    notices: list, saved: Path | None, stamp: str, info: bool, to_pack: list[tuple[str, int]],
 ) -> tuple[list[tuple], int]:
-    """The standby's work (`list_diagnostics`): the diagnostics of the `stored` results (store, and the
+    """The forked helper's work (`list_diagnostics`): the diagnostics of the `stored` results (store, and the
     capture id and job id of each result that may report one), those listed as plain tuples."""
     reports = (found for db, reporting in stored for found in stored_diagnostics(db, reporting, {}))
     diagnostics = listed(reports, paths, problems, failures, notices)
     if saved is not None:
         save_diagnostics(saved, stamp, diagnostics)
-    if settle and stored:
+    if to_pack and stored:
         with closing(open_store(Path(stored[0][0]))) as conn:
-            settle_memos(conn, settle)
+            pack_memos(conn, to_pack)
     shown, unlisted = listed_for(diagnostics, info)
     return list(map(tuple, shown)), unlisted
 
 
 def _as_diagnostics(rows: list[tuple], unlisted: int) -> tuple[list[Diagnostic], int]:
-    # Sent as plain tuples, made named tuples here without a call each: for 35,000, 15 ms against 25 unpickled as such.
+    # Sent as plain tuples, made named tuples here without a call each: faster than unpickling named tuples.
     return list(map(tuple.__new__, repeat(Diagnostic), rows)), unlisted
 
 

@@ -70,12 +70,12 @@ def entry() -> None:
 
     A command is a short process that makes almost no cyclic garbage (see
     `build.collector_paused`): the collector would only walk what it holds, once more
-    when a build ends (0.27 s at 10k). A long-lived command turns it back on itself
+    when a build ends. A long-lived command turns it back on itself
     (`serve`, `spool drain`). Everything a command writes is committed before `main`
     returns, and its store connections are closed here (so the store is checkpointed
     as on a normal exit), so tearing down the interpreter's heap (freeing every object
-    a build still holds, and one last full collection) is work for nothing: about 0.1 s
-    of a 1 s edit build of 1,000 articles. For the same reason, what a build is done with
+    a build still holds, and one last full collection) is work for nothing, and a
+    noticeable part of a small edit build. For the same reason, what a build is done with
     before its end (its site model) is left for the exit too (`lifespan`). Tests call
     `main`, which returns.
     """

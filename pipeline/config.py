@@ -69,6 +69,8 @@ class Config:
     raw_html: bool = False  # pass raw HTML in Markdown through instead of escaping it
     search: bool = True  # index the built site with Pagefind and show a search box
     passes: list[str] = field(default_factory=list)  # extra pass modules: dotted names or .py paths
+    # Markdown extensions: names, or one-key mappings name -> options (or false: off); see markdown/extensions.py
+    markdown: list = field(default_factory=list)
     jobs: JobsConfig = field(default_factory=JobsConfig)
     spool: SpoolConfig = field(default_factory=SpoolConfig)
 
@@ -106,6 +108,7 @@ def load_config(
         raise ConfigError(f"{path}: no such config file")
     base = path.parent
     config = _checked_languages(_build(Config, raw, base, str(path)), str(path))
+    config = dataclasses.replace(config, markdown=_checked_markdown(config.markdown, str(path), base))
     overrides = {k: Path(v) for k, v in (("content_dir", content), ("out_dir", out), ("state_dir", state)) if v}
     if "state_dir" not in overrides and "state_dir" not in raw and "content_dir" in overrides:
         overrides["state_dir"] = _state_for(config.state_dir, Path(overrides["content_dir"]), config.content_dir)
@@ -143,6 +146,21 @@ def _checked_languages(config: Config, where: str) -> Config:
             raise ConfigError(f"{where}: {name}: {value[:40]!r} is not a language tag (like en or pt-BR)")
     languages = None if config.languages is None else [lang.lower() for lang in config.languages]
     return dataclasses.replace(config, default_language=config.default_language.lower(), languages=languages)
+
+
+def _checked_markdown(items: list, where: str, base: Path) -> list:
+    """`markdown:` items are names, or one-key mappings of a name to options, true, false or nothing; a `.py`
+    name is relative to wiki.yaml. Which names and options exist is the extension table's to say."""
+    checked = []
+    for number, item in enumerate(items, start=1):
+        name, value = next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"{where}: markdown: item {number} must be a name or a one-key mapping name -> options")
+        if not (value is None or isinstance(value, (bool, dict))):
+            raise ConfigError(f"{where}: markdown: {name}: expected options (a mapping), true or false")
+        name = str((base / name).resolve()) if name.endswith(".py") else name
+        checked.append({name: value} if isinstance(item, dict) else name)
+    return checked
 
 
 def _state_for(default_state: Path, content: Path, default_content: Path) -> Path:

@@ -9,7 +9,7 @@ from functools import lru_cache
 UNSAFE = re.compile(r"[^\w\-.~]+", re.UNICODE)
 DASHES = re.compile(r"-{2,}")
 # What both `url_slug` and `lookup_key` leave as it is: most slugs are already one (the metadata pass writes
-# them so), and one match costs a fifth of normalizing (13,000 URLs are made by every build at 10k).
+# them so), and one match costs a fifth of normalizing (every build makes a URL for each article).
 PLAIN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 

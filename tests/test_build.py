@@ -5,7 +5,7 @@ import json
 import shutil
 
 from conftest import folder_hashes
-from pipeline.build import Warm, build
+from pipeline.build import BuildCache, build
 from pipeline.jobs import plan
 from pipeline.storage.store import open_store
 
@@ -35,9 +35,9 @@ WIKI = {
 def test_on_two_workers_the_diagnostics_are_listed_beside_the_render_as_on_one(make_wiki):
     config = make_wiki(WIKI, search=False)
     here = build(config, workers=1, site=True).process.diagnostics  # listed in this process
-    beside = build(config, workers=2, site=True, reuse=False).process  # in the standby process
-    assert {d.severity for d in here} == {"warning", "info"} and beside.diagnostics == here
-    assert beside.unlisted_info == 0
+    helper_worker = build(config, workers=2, site=True, reuse=False).process  # in the standby process
+    assert {d.severity for d in here} == {"warning", "info"} and helper_worker.diagnostics == here
+    assert helper_worker.unlisted_info == 0
     without_info = [d for d in here if d.severity != "info"]
     for reuse in (False, True):  # built again, then skipped: the diagnostics the standby kept are read back
         quiet = build(config, workers=2, site=True, reuse=reuse, info=False).process
@@ -83,14 +83,14 @@ def _outputs(report):
 
 def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_wiki, monkeypatch):
     config = make_wiki(WIKI, search=False)
-    warm = Warm()
-    first = build(config, workers=1, site=True, warm=warm)
+    build_cache = BuildCache()
+    first = build(config, workers=1, site=True, build_cache=build_cache)
     jobs = job_ids(config)
     (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
     read = []
     rows = plan.result_digests
     monkeypatch.setattr(plan, "result_digests", lambda conn, ids: read.extend(ids) or rows(conn, ids))
-    second = build(config, workers=1, site=True, warm=warm)
+    second = build(config, workers=1, site=True, build_cache=build_cache)
     assert read and set(read) == job_ids(config) - jobs  # only the results of the jobs the edit created
     kept = {a.path: a for a in first.process.wiki.articles}
     articles = second.process.wiki.articles
@@ -102,20 +102,20 @@ def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_w
 
 
 def test_a_warm_build_takes_the_seeds_it_kept_and_writes_them_back_when_the_file_is_gone(make_wiki, monkeypatch):
-    from pipeline.site import SEEDS, publish
+    from pipeline.site import PAGE_SUMMARIES, publish
 
     config = make_wiki(WIKI, search=False)
-    warm = Warm()
-    build(config, workers=1, site=True, warm=warm)
-    assert len(warm.seeds) == 4
+    build_cache = BuildCache()
+    build(config, workers=1, site=True, build_cache=build_cache)
+    assert len(build_cache.summaries) == 4
     loads = []
-    load = publish.load_seeds
-    monkeypatch.setattr(publish, "load_seeds", lambda path: loads.append(path) or load(path))
-    (config.state_dir / SEEDS).unlink()
+    load = publish.load_summaries
+    monkeypatch.setattr(publish, "load_summaries", lambda path: loads.append(path) or load(path))
+    (config.state_dir / PAGE_SUMMARIES).unlink()
     (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBack to [[c]].\n")
-    build(config, workers=1, site=True, warm=warm)
-    assert loads == [] and len(warm.seeds) == 4  # b's seed made anew, the others taken from memory
-    assert load(config.state_dir / SEEDS).known == warm.seeds
+    build(config, workers=1, site=True, build_cache=build_cache)
+    assert loads == [] and len(build_cache.summaries) == 4  # b's seed made anew, the others taken from memory
+    assert load(config.state_dir / PAGE_SUMMARIES).known == build_cache.summaries
 
 
 def job_ids(config) -> set[int]:
@@ -127,12 +127,12 @@ def job_ids(config) -> set[int]:
 
 def test_a_warm_build_forgets_a_store_made_anew(make_wiki):
     config = make_wiki(WIKI, search=False)
-    warm = Warm()
-    build(config, workers=1, site=True, warm=warm)
+    build_cache = BuildCache()
+    build(config, workers=1, site=True, build_cache=build_cache)
     shutil.rmtree(config.state_dir)  # the next store numbers its captures and jobs from 1 again
     (config.content_dir / "a.es.md").unlink()
     (config.content_dir / "a.md").write_text("---\ntitle: Alpha\n---\nNow alone.\n")
-    warmed = build(config, workers=1, site=True, warm=warm)
+    warmed = build(config, workers=1, site=True, build_cache=build_cache)
     shutil.rmtree(config.state_dir)
     assert _outputs(build(config, workers=1, site=True)) == _outputs(warmed)
 
@@ -225,8 +225,8 @@ def test_a_command_line_build_lets_go_of_the_outputs_it_read_and_a_warm_one_keep
     assert all(page.body._value is None for page in models[0].articles)  # each page's body let go once rendered
     assert "See <a" in (config.out_dir / "a" / "index.html").read_text()
     (config.content_dir / "b.md").write_text(WIKI["b.md"].replace("Beta", "Bet"))  # the link index changes
-    warm = build(config, workers=1, site=True, warm=Warm())
-    assert _held(warm)["links"] == 3  # what the selects read (b's, and a's and a.es's: they link to b), kept
+    build_cache = build(config, workers=1, site=True, build_cache=BuildCache())
+    assert _held(build_cache)["links"] == 3  # what the selects read (b's, and a's and a.es's: they link to b), kept
 
 
 def test_a_command_line_build_gives_freed_memory_back_before_forking_workers_only(make_wiki, monkeypatch):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.runtime.forks import ForkedError, Later, Standby, fork_map
+from pipeline.runtime.forks import ForkedError, Later, ForkedHelper, fork_map
 
 
 def test_results_come_back_in_order_from_other_processes():
@@ -112,30 +112,30 @@ def _no_child_left():
 
 def test_a_standby_makes_the_call_given_after_it_was_forked_in_the_process_forked_before(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "SEEN", [])
-    with Standby() as standby:
+    with ForkedHelper() as helper:
         SEEN.append("after the fork")
-        standby.start(_seen, "word")
-        word, pid, seen = standby.result()
+        helper.start(_seen, "word")
+        word, pid, seen = helper.result()
     assert word == "word" and pid != os.getpid() and seen == []
     _no_child_left()
 
 
 def test_a_standby_not_forked_makes_the_call_here_when_asked():
-    with Standby(forked=False) as standby:
-        standby.start(_seen, "word")
-        assert standby.result()[1] == os.getpid()
+    with ForkedHelper(forked=False) as helper:
+        helper.start(_seen, "word")
+        assert helper.result()[1] == os.getpid()
 
 
 def test_a_standby_is_ready_once_its_call_has_sent_its_result_and_always_without_a_process():
     before, after = os.pipe()  # made before the fork: the standby's call waits on it
     try:
-        with Standby() as standby:
-            assert standby.ready()  # no call given: nothing to wait for
-            standby.start(os.read, before, 1)
-            assert not standby.ready()  # its call waits for the byte not yet written
+        with ForkedHelper() as helper:
+            assert helper.ready()  # no call given: nothing to wait for
+            helper.start(os.read, before, 1)
+            assert not helper.ready()  # its call waits for the byte not yet written
             os.write(after, b"x")
-            assert standby.result() == b"x" and standby.ready()
-        with Standby(forked=False) as here:
+            assert helper.result() == b"x" and helper.ready()
+        with ForkedHelper(forked=False) as here:
             here.start(os.getpid)
             assert here.ready() and here.result() == os.getpid()  # made here when asked: never waited for
     finally:
@@ -148,11 +148,11 @@ def test_a_standby_is_asked_whether_it_is_ready_whatever_its_pipes_descriptors_a
     held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]  # as a long-lived process may hold: past 1023
     before, after = os.pipe()
     try:
-        with Standby() as standby:
-            standby.start(os.read, before, 1)
-            assert standby._results.fileno() > 1024 and not standby.ready()  # select() refused such a descriptor
+        with ForkedHelper() as helper:
+            helper.start(os.read, before, 1)
+            assert helper._results.fileno() > 1024 and not helper.ready()  # select() refused such a descriptor
             os.write(after, b"x")
-            assert standby.result() == b"x"
+            assert helper.result() == b"x"
     finally:
         for descriptor in [*held, before, after]:
             os.close(descriptor)
@@ -160,24 +160,24 @@ def test_a_standby_is_asked_whether_it_is_ready_whatever_its_pipes_descriptors_a
 
 
 def test_a_standby_makes_its_calls_one_after_the_other_in_the_same_process():
-    with Standby() as standby:
-        standby.start(_seen, "first")
+    with ForkedHelper() as helper:
+        helper.start(_seen, "first")
         with pytest.raises(RuntimeError, match="one call at a time"):
-            standby.start(_seen, "too soon")
-        first = standby.result()
-        standby.start(_seen, "second")
-        second = standby.result()
+            helper.start(_seen, "too soon")
+        first = helper.result()
+        helper.start(_seen, "second")
+        second = helper.result()
     assert (first[0], second[0]) == ("first", "second") and first[1] == second[1] != os.getpid()
 
 
 def test_a_call_that_fails_in_the_standby_is_made_again_here_and_raises_as_itself():
-    with Standby() as standby:
-        standby.start(_seen, "fail")
+    with ForkedHelper() as helper:
+        helper.start(_seen, "fail")
         with pytest.raises(ValueError, match="the call fails"):  # not a ForkedError: raised here
-            standby.result()
-        standby.start(_seen, "word")
-        assert standby.result()[1] != os.getpid()  # the process still takes calls
-    with Standby():  # never given a call
+            helper.result()
+        helper.start(_seen, "word")
+        assert helper.result()[1] != os.getpid()  # the process still takes calls
+    with ForkedHelper():  # never given a call
         pass
     _no_child_left()
 
@@ -189,20 +189,20 @@ def _dies_elsewhere(pid: int) -> str:
 
 
 def test_a_call_whose_standby_died_is_made_here_and_so_are_the_next():
-    with Standby() as standby:
-        standby.start(_dies_elsewhere, os.getpid())
-        assert standby.result() == "made here"
-        standby.start(_seen, "word")
-        assert standby.result()[1] == os.getpid()
+    with ForkedHelper() as helper:
+        helper.start(_dies_elsewhere, os.getpid())
+        assert helper.result() == "made here"
+        helper.start(_seen, "word")
+        assert helper.result()[1] == os.getpid()
     _no_child_left()
 
 
 def test_a_process_forked_after_the_standby_does_not_hold_its_call_back():
     read, write = os.pipe()
-    with Standby() as standby:
+    with ForkedHelper() as helper:
         later = Later(lambda item: os.read(read, 1), [1, 2], 2)  # alive, holding the standby's pipe, until written to
-        standby.start(_seen, "word")
-        assert standby.result()[0] == "word"
+        helper.start(_seen, "word")
+        assert helper.result()[0] == "word"
         os.write(write, b"xx")
         later.result()
     os.close(read)
@@ -215,6 +215,6 @@ def _niceness() -> int:
 
 
 def test_a_standby_forked_nicer_gives_way_to_this_process():
-    with Standby(nice=5) as standby:
-        standby.start(_niceness)
-        assert standby.result() == min(os.nice(0) + 5, 19)
+    with ForkedHelper(nice=5) as helper:
+        helper.start(_niceness)
+        assert helper.result() == min(os.nice(0) + 5, 19)

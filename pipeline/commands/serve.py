@@ -12,7 +12,7 @@ import io
 import sys
 from pathlib import Path
 
-from pipeline.build import Warm, build
+from pipeline.build import BuildCache, build
 from pipeline.commands.build import add_build_options, summary_line
 from pipeline.commands.check import report_diagnostics
 from pipeline.commands.options import config_from
@@ -42,12 +42,12 @@ def port(text: str) -> int:
 
 def run(args) -> int:
     lifespan.long_lived()  # each rebuild's cyclic garbage (its template environment) must be collected
-    warm = Warm()  # what one build read, for the next: the preview rebuilds in this process
+    build_cache = BuildCache()  # what one build read, for the next: the preview rebuilds in this process
     search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True))
 
     def build_site(config, written) -> list[str]:
         report = build(
-            config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, warm=warm,
+            config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, build_cache=build_cache,
             search_later=search, force=args.force, wait=args.wait,
         )  # fmt: skip
         failed = report_diagnostics(args, config, report.process) != 0  # under --strict, a warning fails it

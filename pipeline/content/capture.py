@@ -46,7 +46,7 @@ class CaptureReport:
 
 
 class Current(NamedTuple):
-    """The capture a path points at now (a named tuple: a build reads one per file, 13,000 at 10k)."""
+    """The capture a path points at now (a named tuple: a build reads one per file)."""
 
     id: int
     sha256: str
@@ -55,15 +55,15 @@ class Current(NamedTuple):
 
 def current_files(conn: sqlite3.Connection) -> dict[str, int]:
     """path -> capture id of each path the wiki holds a file at now: the newest history row of each path (kept
-    by a trigger as each row is added: finding them in the history, which grows with every edit, took 25-35 ms
-    of a 10k build, against 15-20), removals left out."""
+    by a trigger as each row is added: finding them in the history, which grows with every edit, cost
+    more and more), removals left out."""
     return dict(plain_rows(conn).execute("SELECT path, capture_id FROM current_captures WHERE kind = 'file'"))
 
 
 def _currents(conn: sqlite3.Connection, paths: list[str]) -> dict[str, Current]:
     """path -> the current capture (a file's or a removal's) of each of `paths` that has one: read for the
-    files a capture reads and those it finds gone alone (one of 13,000 after an edit; their hashes, made into
-    a record each, took 30 ms more than the rest of the table)."""
+    files a capture reads and those it finds gone alone (few after an edit; their hashes, made into
+    a record each, cost more than the rest of the table)."""
     sql = "SELECT path, capture_id, sha256, kind FROM current_captures WHERE path IN ({ids})"
     rows = list(rows_for_ids(conn, sql, paths))
     return dict(zip((row[0] for row in rows), made(Current, (row[1:] for row in rows))))
@@ -83,8 +83,8 @@ def read_ahead(conn: sqlite3.Connection, until: Callable[[], bool]) -> dict[int,
     """capture id -> StoredArticle of the captures current before this build captures, read a chunk at a time
     until `until()` says to stop (at once when it does before any).
 
-    A build reads them while its standby scans the content folder, which it would otherwise wait for
-    (80-135 ms of an edit build at 10k): after the capture, nearly all are still current, and
+    A build reads them while its forked helper scans the content folder, which it would otherwise wait for
+    (a large part of an edit build): after the capture, nearly all are still current, and
     `load_articles` takes them as `known`.
     """
     read: dict[int, Article] = {}
@@ -128,8 +128,8 @@ def load_articles(
 
 
 def _fields(row: tuple) -> dict:
-    """An Article's fields but `text` and `frontmatter`, from a row of ARTICLE_COLUMNS (tuples: 13,000
-    sqlite3.Rows cost more)."""
+    """An Article's fields but `text` and `frontmatter`, from a row of ARTICLE_COLUMNS (tuples: a
+    sqlite3.Row per article cost more)."""
     ident, path, sha, size, decode_error, _, meta_error, meta_error_line, body_line, lang, slug = row[:11]
     return {
         "capture_id": ident, "path": path, "sha256": sha, "size": size, "decode_error": decode_error,
@@ -167,10 +167,10 @@ class StoredArticle(Article):
     """An Article whose text (and so body) stays in the store until read, and whose frontmatter
     is decoded when first read.
 
-    The build's main process holds every article (10,000s) but reads the text
+    The build's main process holds every article but reads the text
     of few: an embedded article's body, the page of a failed html job. An
     edit build reads the frontmatter of none but for a key or two
-    (`frontmatter_field`): decoding 13,000 took 52 ms at 10k. Workers load
+    (`frontmatter_field`): decoding them all cost every build. Workers load
     Articles with their text. Same fields and preconditions as Article;
     `frontmatter_json` is the frontmatter as the store holds it.
     """
@@ -197,7 +197,7 @@ def capture_content(
 ) -> CaptureReport:
     """Capture every source file; record removals of files that are gone.
 
-    The folder is walked and stat'ed by `scanned` (a build's standby makes that scan while
+    The folder is walked and stat'ed by `scanned` (a build's forked helper makes that scan while
     it loads its passes), else here; a scan made before another capture was recorded is made
     again. New files are parsed (frontmatter YAML is most of a cold capture) by `workers`
     processes (default: the config's), a chunk at a time, each while the one before is
@@ -238,7 +238,7 @@ def _parsed_chunks(changed: Iterator[tuple[str, bytes, str]], default_language: 
 
     The next chunk is read, and its parse started in forked processes, before a chunk is handed
     over: the caller's inserts overlap that parse. Parsing a chunk in `workers` processes, then
-    inserting it here while they waited, kept a cold capture of 13,000 files on 1.2 cores of 2.
+    inserting it here while they waited, kept a cold capture from using both cores.
     A chunk too small to share is parsed here, when its turn comes.
     """
     parse = lambda file: _recorded(file, default_language)  # noqa: E731
@@ -260,8 +260,8 @@ def _parsed_chunks(changed: Iterator[tuple[str, bytes, str]], default_language: 
 
 def _recorded(file: tuple[str, bytes, str], default_language: str) -> ParsedSource:
     """What a capture records of a file's parse: all but the text, which is decoded from the bytes
-    when read. A forked parse sends back only this: with the texts, a cold capture of 10,000 files
-    pickled their 90 MB from process to process."""
+    when read. A forked parse sends back only this: with the texts, a cold capture
+    pickled every file's text from process to process."""
     return replace(parse_source(file[0], file[1], default_language), text=None)
 
 
@@ -271,7 +271,7 @@ def _changed_files(conn, config: Config, scan: Scan, state: dict[str, Current], 
     report.notices += scan.notices
     report.files = len(scan.paths) - len(scan.unread)
     report.unchanged = report.files - len(scan.unvouched)
-    folder = os.path.join(config.content_dir, "")  # with its separator: a join per file costs 13,000 calls
+    folder = os.path.join(config.content_dir, "")  # with its separator: no join per file
     real_root = os.path.realpath(folder)
     for rel, (_, mtime) in scan.unvouched.items():
         current = state.get(rel)

@@ -128,11 +128,11 @@ def capture_log(conn: sqlite3.Connection, kept: Path | None = None) -> list[Chan
     """Every capture-history row, oldest first, with its git commit (for history and recent-changes pages).
 
     With `kept` (a file of the state folder), the rows a build read before are read back from there and
-    the newer ones from the store: history rows never change, and reading the 13,000 of a 10k wiki from
-    the store took 30-80 ms of every build, from the file 10-20. It is written again once LOG_TAIL
+    the newer ones from the store: history rows never change, and reading them all from
+    the store took several times as long as from the file, in every build. It is written again once LOG_TAIL
     rows were added since; one of another store (`store_identity`), or that does not load, is not used.
     """
-    log, upto = _kept_log(conn, kept) if kept is not None else ([], 0)
+    log, upto = _stored_log(conn, kept) if kept is not None else ([], 0)
     rows = plain_rows(conn).execute(
         """SELECT h.id, h.path, h.observed_at, c.sha256, c.kind, h.git_commit FROM capture_history h
            JOIN captures c INDEXED BY captures_identity ON c.id = h.capture_id WHERE h.id > ? ORDER BY h.id""", (upto,)
@@ -147,7 +147,7 @@ def capture_log(conn: sqlite3.Connection, kept: Path | None = None) -> list[Chan
     return log
 
 
-def _kept_log(conn: sqlite3.Connection, kept: Path) -> tuple[list[Change], int]:
+def _stored_log(conn: sqlite3.Connection, kept: Path) -> tuple[list[Change], int]:
     """The rows kept at `kept` and the id of the last of them, when kept from this store and its row `upto` is
     their last (not a store put back from before); else none."""
     try:

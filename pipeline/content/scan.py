@@ -13,7 +13,7 @@ A file whose size and modification time are those it had when it was last hashed
 its path's current capture, is vouched for by them and not read. As git does for its
 index, a file modified within RACY_NS of being hashed is read every time, so two writes
 in one timestamp tick can never hide a change. The scan only reads the store: a build
-runs it in its standby process (`forks.Standby`) while it loads its passes, and a capture
+runs it in its forked helper process (`forks.ForkedHelper`) while it loads its passes, and a capture
 takes it only if no capture was recorded since (`Scan.history`).
 """
 
@@ -79,7 +79,7 @@ class Scan:
     on_disk: dict[str, str] = field(default_factory=dict)  # escaped path -> its name on disk (`Listing.on_disk`)
     history: int = 0  # the last capture_history row when the store was read (`history_mark`)
 
-    def leave(self, rel: str, error: OSError) -> None:
+    def mark_unread(self, rel: str, error: OSError) -> None:
         self.unread.append(rel)
         self.notices.append(skip_notice(rel, error))
 
@@ -88,7 +88,7 @@ def scan_sources(config: Config, db: str | None = None) -> Scan:
     """Walk and stat the content folder; with `db` (a store's path), vouch for the files its file_stats may."""
     listing = list_sources(config)
     history, known = _vouching(reader(db)) if db is not None else (0, {})
-    folder = os.path.join(config.content_dir, "")  # with its separator: a join per file costs 13,000 calls
+    folder = os.path.join(config.content_dir, "")  # with its separator: no join per file
     scan = Scan(listing.paths, notices=listing.notices, on_disk=listing.on_disk, history=history)
     on_disk = listing.on_disk
     # A file replaced since the walk by what may not be read is refused when read (`read_regular`).
@@ -96,7 +96,7 @@ def scan_sources(config: Config, db: str | None = None) -> Scan:
         try:
             stat = os.stat(folder + (on_disk.get(rel, rel) if on_disk else rel))
         except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
-            scan.leave(rel, exc)
+            scan.mark_unread(rel, exc)
             continue
         size, mtime, checked = known.get(rel, (None, None, 0))
         if (size, mtime) != (stat.st_size, stat.st_mtime_ns) or mtime >= checked - RACY_NS:

@@ -1,1 +1,1 @@
-"""What makes rebuilds exact and cheap: the code digest, kept indexes, job reuse, page summaries and the build stamp."""
+"""What makes rebuilds exact and cheap: the code digest, stored indexes, job reuse, page summaries and the build stamp."""

@@ -11,8 +11,8 @@ stamp equals the one saved by the last complete build of the same kind
 reused and nothing is gathered, planned, run or rendered.
 
 The record is two files: the stamp and counts, read by every build, and the
-diagnostics, read only by a build that is skipped (at 10,000 articles with
-their unlinked-mention suggestions, 35,000 diagnostics: 7 MB of JSON that an
+diagnostics, read only by a build that is skipped (in a big wiki with
+unlinked-mention suggestions, megabytes of JSON that an
 edit build read and wrote for nothing). The diagnostics file names the
 stamp it belongs to, so the two are never taken from different builds.
 """

@@ -1,6 +1,6 @@
 """The digest of the code that made something: a value made by other code is not this code's.
 
-A build's stamp, the site's shared state and each kept index name the code
+A build's stamp, the site's shared state and each stored index name the code
 that made them by the digest of the package's source (and of a wiki's own
 pass module, which lives outside it), read once a process.
 """

@@ -1,4 +1,4 @@
-"""Lending the last plan to the next: a pass's jobs for unchanged articles, without `select`.
+"""Reusing the last plan to the next: a pass's jobs for unchanged articles, without `select`.
 
 A pass's `select(article, wiki)` is a pure function of the article and of
 the parts of the wiki it reads, which the pass module declares:
@@ -22,7 +22,7 @@ names `pairing_sources`, every article's pairing fields, instead of
 article's behalf (`html` reads the captures and links of the articles an
 article embeds: `embedded_parts`).
 
-The planner digests the READS parts into the pass's *world*. While the world
+The planner digests the READS parts into the pass's *read set*. While the read set
 is the one the last plan was made in, an article whose capture and own
 results (READS_OWN) are unchanged has the slice it had then, so it gets the
 job it had then, and planning after an edit selects for the edited article
@@ -31,17 +31,17 @@ article's title alone leaves the title index, and every slice built from
 it, alone. A pass without `READS` reads everything; one without `select`
 reads only its capture.
 
-The indexes a pass's selects build from its world alone (its `KEEP` memo
-keys) are kept too, with the world and the code that built them: the one
+The indexes a pass's selects build from its read set alone (its `KEEP` memo
+keys) are kept too, with the read set and the code that built them: the one
 select an edit calls then loads the link index instead of building it, and
 own digests that read an index (pairing's evidence) load it too.
 
-A world that changed in results and paths alone (a title, an added article)
-still lends what it can: a pass that declares `AFFECTED` names, from the
-indexes it kept of the last world, the articles whose select may read
-something else now, and the others keep their jobs (`lend_across`). The
-world's parts are recorded for that (options, data and facts must be as
-they were), and so is what each select read of the kept indexes, for the
+A read set that changed in results and paths alone (a title, an added article)
+still passes on what it can: a pass that declares `AFFECTED` names, from the
+indexes it kept of the last read set, the articles whose select may read
+something else now, and the others keep their jobs (`reuse_across`). The
+read set's parts are recorded for that (options, data and facts must be as
+they were), and so is what each select read of the stored indexes, for the
 passes that say (`TOUCHES`).
 """
 
@@ -55,7 +55,7 @@ from operator import eq, not_
 from typing import Iterable
 
 from pipeline.content.article import Article
-from pipeline.incremental.kept_indexes import load_kept
+from pipeline.incremental.kept_indexes import load_stored_indexes
 from pipeline.passes.base import WIKI_PARTS, PassSpec, Wiki
 from pipeline.runtime import jsonio
 from pipeline.storage.results import ResultFacts
@@ -79,11 +79,11 @@ def read_results(specs: list[PassSpec]) -> set[str]:
     return {name for name in names if isinstance(name, str) and name not in WIKI_PARTS}
 
 
-# The parts digested whole: a world of these alone needs no list of the articles.
+# The parts digested whole: a read set of these alone needs no list of the articles.
 ABOUT_NO_ARTICLE = ("options", "data", "facts")
 
 
-def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> tuple[str, dict[str, str]]:
+def read_set_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> tuple[str, dict[str, str]]:
     """The digest of what the pass reads across the wiki, and the parts it is made of (name -> digest)."""
     reads, _ = reads_of(spec)
     parts = {name: _part(part, wiki, digests) for name, part in sorted((_name(part), part) for part in reads)}
@@ -94,13 +94,13 @@ def world_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> tuple[str, dict[st
     return _sha("|".join(joined)), parts
 
 
-def owns_of(spec: PassSpec, articles: list[Article], wiki: Wiki, digests: Digests) -> list[str]:
+def own_digests_of(spec: PassSpec, articles: list[Article], wiki: Wiki, digests: Digests) -> list[str]:
     """The own digest of each article (in order): its READS_OWN parts, joined.
 
     Computed a part at a time over all articles, not an article at a time: after an edit
-    this runs for every pass and article (104,000 times at 10k) to find the few that changed.
-    Several parts are digested into one: joined, html's seven were 454 characters an article,
-    a 6 MB memo at 10k that each edit build read and decoded.
+    this runs for every pass and article (the number of passes times that of articles) to find the few that changed.
+    Several parts are digested into one: joined, html's seven were hundreds of characters an article,
+    a memo of megabytes that each edit build read and decoded.
     """
     _, own = reads_of(spec)
     if not own:
@@ -158,109 +158,109 @@ def _sha(text: str) -> str:
 
 
 class Memo:
-    """capture id -> (own digest, job id) of the last plans made in one world, held as two dicts.
+    """capture id -> (own digest, job id) of the last plans made in one read set, held as two dicts.
 
     Filled from a part's columns without a tuple for each entry, and matched against a plan's
-    own digests all at once (`lend`): an edit build at 10k matches 13,000 articles a pass.
+    own digests all at once (`reuse`): an edit build matches every article of each pass.
     """
 
-    __slots__ = ("owns", "jobs")
+    __slots__ = ("own_digests", "jobs")
 
     def __init__(self) -> None:
-        self.owns: dict[int, str] = {}
+        self.own_digests: dict[int, str] = {}
         self.jobs: dict[int, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.jobs)
 
-    def add(self, captures: Iterable[int], owns: Iterable[str], jobs: Iterable[int]) -> None:
-        self.owns.update(zip(captures, owns))
+    def add(self, captures: Iterable[int], own_digests: Iterable[str], jobs: Iterable[int]) -> None:
+        self.own_digests.update(zip(captures, own_digests))
         self.jobs.update(zip(captures, jobs))
 
     def entries(self, current: set[int] | None = None) -> list[tuple[int, str, int]]:
         """(capture id, own digest, job id) of each entry, of the `current` captures only when given."""
-        owns, jobs = self.owns, self.jobs.items()
-        return [(capture, owns[capture], job) for capture, job in jobs if current is None or capture in current]
+        own_digests, jobs = self.own_digests, self.jobs.items()
+        return [(capture, own_digests[capture], job) for capture, job in jobs if current is None or capture in current]
 
-    def lend(self, ids: list[int], owns: list[str], affected: set[int]) -> tuple[dict[int, int], list[int]]:
-        """(capture id -> job lent, the places in `ids` of the captures lent none): a capture whose own digest
+    def reuse(self, ids: list[int], own_digests: list[str], affected: set[int]) -> tuple[dict[int, int], list[int]]:
+        """(capture id -> job reused, the places in `ids` of the captures reused none): a capture whose own digest
         (in `owns`, in the order of `ids`) is its entry's gets its job, unless it is `affected`."""
-        same = list(map(eq, map(self.owns.get, ids), owns))  # no entry: None, never an own digest
+        same = list(map(eq, map(self.own_digests.get, ids), own_digests))  # no entry: None, never an own digest
         if affected:
             same = [found and capture not in affected for found, capture in zip(same, ids)]
-        lent = list(compress(ids, same))
-        return dict(zip(lent, map(self.jobs.__getitem__, lent))), list(compress(range(len(ids)), map(not_, same)))
+        reuse = list(compress(ids, same))
+        return dict(zip(reuse, map(self.jobs.__getitem__, reuse))), list(compress(range(len(ids)), map(not_, same)))
 
 
 @dataclass
 class PlanCache:
     """What a long-lived process (`serve`) keeps of the plan memo between builds of one store.
 
-    Each memo row is a fact that never becomes false (in this world, this capture with these own
+    Each memo row is a fact that never becomes false (in this read set, this capture with these own
     digests has this job: jobs are never deleted), so what a build read or wrote is still true for
-    the next, which does not read it again. The store's world of each pass is still read each time:
-    a memo is only used in its own world, whatever another process planned since. (Kept indexes are
+    the next, which does not read it again. The store's read set of each pass is still read each time:
+    a memo is only used in its own read set, whatever another process planned since. (Stored indexes are
     not held: a select fills them with what it read of one build, which only pickling leaves out.)
     """
 
-    memos: dict[tuple[str, int], tuple[str, Memo]] = field(default_factory=dict)  # pass -> (world, its memo)
+    memos: dict[tuple[str, int], tuple[str, Memo]] = field(default_factory=dict)  # pass -> (read set, its memo)
 
-    def held(self, key: tuple[str, int], world: str) -> Memo | None:
-        """The memo of pass `key` held for `world` (None: none held, or one of another world)."""
-        world_held, memo = self.memos.get(key, ("", None))
-        return memo if world_held == world else None
+    def cached(self, key: tuple[str, int], read_set: str) -> Memo | None:
+        """The memo of pass `key` cached for `read_set` (None: none cached, or one of another read set)."""
+        cached_read_set, memo = self.memos.get(key, ("", None))
+        return memo if cached_read_set == read_set else None
 
-    def remember(self, spec: PassSpec, world: str, entries: list[tuple[int, str, int]], *, fresh: bool) -> None:
+    def remember(self, spec: PassSpec, read_set: str, entries: list[tuple[int, str, int]], *, fresh: bool) -> None:
         """Hold the entries `save_memo` stored (after their transaction committed), as it stored them."""
         key = (spec.name, spec.version)
-        held = None if fresh else self.held(key, world)
-        if held is None:
-            held = Memo()
-            self.memos[key] = (world, held)
+        cached = None if fresh else self.cached(key, read_set)
+        if cached is None:
+            cached = Memo()
+            self.memos[key] = (read_set, cached)
         if entries:
-            held.add(*zip(*entries))
+            cached.add(*zip(*entries))
 
 
 def load_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: str, cache: PlanCache | None = None,
+    conn: sqlite3.Connection, spec: PassSpec, read_set: str, cache: PlanCache | None = None,
     results: ResultFacts | None = None, current: set[int] | None = None,
 ) -> Memo:
-    """capture id -> (own digest, job id) of the last plans, when made in `world` (else none).
+    """capture id -> (own digest, job id) of the last plans, when made in `read_set` (else none).
 
     `results` (job id -> (digest, reports)) gets the digest of each memo job's result, which the
-    memo holds: the jobs a plan lends are those whose results the build then loads. Call it in a
+    memo holds: the jobs a plan passes on are those whose results the build then loads. Call it in a
     write transaction: a memo of many parts, or that learned many digests, is packed again into
     one part, keeping only the entries of the `current` captures (when given).
     """
     key = (spec.name, spec.version)
     row = conn.execute("SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
-    if row is None or row[0] != world:
+    if row is None or row[0] != read_set:
         return Memo()
-    held = cache.held(key, world) if cache is not None else None
-    if held is not None:
-        return held
+    cached = cache.cached(key, read_set) if cache is not None else None
+    if cached is not None:
+        return cached
     memo = _read_memo(conn, key, {} if results is None else results, current)
     if cache is not None:
-        cache.memos[key] = (world, memo)
+        cache.memos[key] = (read_set, memo)
     return memo
 
 
 @dataclass
 class Across:
-    """What the last world lends a pass whose world changed (`lend_across`)."""
+    """What the last read set passes on a pass whose read set changed (`reuse_across`)."""
 
     memo: Memo  # as `load_memo` gives it
-    affected: set[int]  # the captures whose selects may read something else now: none of their jobs is lent
+    affected: set[int]  # the captures whose selects may read something else now: none of their jobs is reused
     touched: dict[int, frozenset]  # capture id -> what its select read of the KEEP values (`TOUCHES`)
 
 
-def lend_across(
+def reuse_across(
     conn: sqlite3.Connection, spec: PassSpec, parts: dict[str, str], wiki: Wiki, results: dict, current: set[int]
 ) -> Across | None:
-    """The memo of the last world, and the articles whose selects may read something else in this one (the
-    pass's `AFFECTED`), when the worlds differ in what results and article paths give alone; else None.
+    """The memo of the last read set, and the articles whose selects may read something else in this one (the
+    pass's `AFFECTED`), when the read sets differ in what results and article paths give alone; else None.
 
-    `parts` is this world's (`world_of`). The last world's KEEP values are what AFFECTED compares this
+    `parts` is this read set's (`read_set_of`). The last read set's KEEP values are what AFFECTED compares this
     wiki with: without any (built by other code, or never kept) it is not asked; without the one it
     compares (a select builds some, and none may have run) it answers None.
     """
@@ -271,7 +271,7 @@ def lend_across(
     last = jsonio.loads(row[1])
     if last.keys() != parts.keys() or any(last[name] != parts[name] for name in ABOUT_NO_ARTICLE if name in parts):
         return None
-    old = load_kept(conn, spec, row[0])
+    old = load_stored_indexes(conn, spec, row[0])
     if not old:
         return None
     touched = load_touched(conn, key) if spec.touches else {}
@@ -298,10 +298,10 @@ def _read_memo(
     digests: dict[int, tuple] = {}  # job id -> (result digest or None, reports)
     pending: set[int] = set()  # the jobs saved without a result digest: planned before they ran, or failed
     for (entries,) in parts:
-        captures, owns, jobs, shas, reports = jsonio.loads(entries)
-        memo.add(captures, owns, jobs)
+        captures, own_digests, jobs, shas, reports = jsonio.loads(entries)
+        memo.add(captures, own_digests, jobs)
         digests.update(zip(jobs, zip(shas, reports)))
-        pending.update(compress(jobs, map(not_, shas)))  # found without a call per job: 13,000 a part at 10k
+        pending.update(compress(jobs, map(not_, shas)))  # found without a Python call per job
     unknown = [job for job in pending if digests[job][0] is None]  # not known from a later part either
     found = result_digests(conn, unknown)
     digests.update(found)
@@ -319,10 +319,10 @@ def _read_memo(
     return memo
 
 
-def settle_memos(conn: sqlite3.Connection, keys: list[tuple[str, int]]) -> None:
+def pack_memos(conn: sqlite3.Connection, keys: list[tuple[str, int]]) -> None:
     """Pack the memos of the passes `keys` ((name, version): a plan saved their entries before their jobs
     ran, so without the digests of those jobs' results) with those digests, each in its own transaction:
-    a cold build's memos, which the next build would otherwise pack (0.3 s of the first edit at 10k)."""
+    a cold build's memos, which the next build would otherwise pack (in its first edit build)."""
     for key in keys:
         with write(conn):
             _read_memo(conn, key, {}, None, pack=True)
@@ -347,17 +347,17 @@ def load_touched(conn: sqlite3.Connection, key: tuple[str, int]) -> dict[int, fr
 
 
 def save_memo(
-    conn: sqlite3.Connection, spec: PassSpec, world: tuple[str, dict], entries: list[tuple[int, str, int]], *,
+    conn: sqlite3.Connection, spec: PassSpec, read_set: tuple[str, dict], entries: list[tuple[int, str, int]], *,
     fresh: bool, digests: dict[int, tuple[str, int]] | None = None, touched: dict | None = None,
 ) -> None:
-    """Record (capture id, own digest, job id) entries made in `world` (digest, parts), with the result
+    """Record (capture id, own digest, job id) entries made in `read_set` (digest, parts), with the result
     `digests` known (job id -> (digest, reports)) and what their selects read of KEEP values (`touched`);
-    `fresh` drops those of another world."""
+    `fresh` drops those of another read set."""
     key = (spec.name, spec.version)
     if fresh:
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
         conn.execute("INSERT OR REPLACE INTO plan_worlds (pass_name, pass_version, world, parts) VALUES (?, ?, ?, ?)",
-                     (*key, world[0], jsonio.dumps(world[1])))  # fmt: skip
+                     (*key, read_set[0], jsonio.dumps(read_set[1])))  # fmt: skip
     if entries:
         _add_part(conn, key, entries, digests or {}, touched)
 
@@ -372,12 +372,12 @@ def _add_part(
     and what each entry's select read of KEEP values, when the pass says (`touched`).
 
     Written into a zero-filled blob a megabyte at a time: bound as a parameter, a big part (a cold
-    build's html memo, 6 MB of JSON at 10k) was copied three times by SQLite, and was the peak of
-    memory of a 10k cold build (+30 MB).
+    build's html memo) was copied three times by SQLite, and was the peak of
+    memory of a big cold build.
     """
-    captures, owns, jobs = (list(column) for column in zip(*entries))
+    captures, own_digests, jobs = (list(column) for column in zip(*entries))
     known = [digests.get(job, (None, None)) for job in jobs]
-    data = memoryview(jsonio.dumps_bytes([captures, owns, jobs, [sha for sha, _ in known], [r for _, r in known]]))
+    data = memoryview(jsonio.dumps_bytes([captures, own_digests, jobs, [sha for sha, _ in known], [r for _, r in known]]))
     read = jsonio.dumps_bytes([[c, sorted(touched[c])] for c in captures if c in touched]) if touched else None
     row = conn.execute(
         """INSERT INTO plan_memo (pass_name, pass_version, part, entries, touched) VALUES (?, ?,

@@ -1,11 +1,11 @@
 """What a pass keeps between builds besides its plan memo (`kept_memos`): values its selects build.
 
-- `KEEP` values (indexes) are built from the pass's world alone: kept with the
-  world and the code that built them, loaded by a build in the same world
-  (and by `lend_across`, to compare the last world's with this one's).
+- `KEEP` values (indexes) are built from the pass's read set alone: kept with the
+  read set and the code that built them, loaded by a build in the same read set
+  (and by `reuse_across`, to compare the last read set's with this one's).
 - `KEEP_BY_CAPTURE` values are dicts of capture id -> what the pass derives
   from that capture alone and the options (pairing's claims), filled as
-  they are used: kept with the options and the code whatever the world, so
+  they are used: kept with the options and the code whatever the read set, so
   that after an edit only the edited article's entry is derived again.
   Kept again when they gained an entry, with the current captures' only.
 
@@ -23,19 +23,19 @@ from pipeline.passes.base import PassSpec, Wiki
 from pipeline.runtime import jsonio
 
 
-def load_kept(conn: sqlite3.Connection, spec: PassSpec, world: str) -> dict:
-    """memo key -> value of the KEEP memos `spec` built in `world`, by this code (else nothing)."""
-    return _load(conn, spec, _kept_world(spec, world), spec.keeps)
+def load_stored_indexes(conn: sqlite3.Connection, spec: PassSpec, read_set: str) -> dict:
+    """memo key -> value of the KEEP memos `spec` built in `read_set`, by this code (else nothing)."""
+    return _load(conn, spec, _index_stamp(spec, read_set), spec.keeps)
 
 
-def save_kept(conn: sqlite3.Connection, spec: PassSpec, world: str, values: dict) -> None:
-    """Keep `values` (memo key -> value built in `world`) in place of those of another world."""
-    _save(conn, spec, _kept_world(spec, world), values)
+def save_stored_indexes(conn: sqlite3.Connection, spec: PassSpec, read_set: str, values: dict) -> None:
+    """Keep `values` (memo key -> value built in `read_set`) in place of those of another read set."""
+    _save(conn, spec, _index_stamp(spec, read_set), values)
 
 
 def load_by_capture(conn: sqlite3.Connection, spec: PassSpec, wiki: Wiki) -> dict[str, dict]:
     """memo key -> the KEEP_BY_CAPTURE dicts `spec` kept with the options of `wiki`, by this code (else nothing)."""
-    return _load(conn, spec, _options_world(spec, wiki), spec.keeps_by_capture)
+    return _load(conn, spec, _options_stamp(spec, wiki), spec.keeps_by_capture)
 
 
 def save_by_capture(
@@ -46,7 +46,7 @@ def save_by_capture(
     grown = {key: {capture: value for capture, value in values.items() if capture in current}
              for key, values in wiki.memos(spec.keeps_by_capture).items() if len(values) != sizes.get(key)}  # fmt: skip
     if grown:
-        _save(conn, spec, _options_world(spec, wiki), grown)
+        _save(conn, spec, _options_stamp(spec, wiki), grown)
 
 
 def _load(conn: sqlite3.Connection, spec: PassSpec, stamp: str, keys: tuple[str, ...]) -> dict:
@@ -71,14 +71,14 @@ def _save(conn: sqlite3.Connection, spec: PassSpec, stamp: str, values: dict) ->
     )
 
 
-def _kept_world(spec: PassSpec, world: str) -> str:
-    # A value pickled by other code may unpickle into an object this code misreads: the code is part of its world.
-    return _sha(f"{world}|{code_digest(spec.module)}")
+def _index_stamp(spec: PassSpec, read_set: str) -> str:
+    # A value pickled by other code may unpickle into an object this code misreads: the code is part of its read set.
+    return _sha(f"{read_set}|{code_digest(spec.module)}")
 
 
-def _options_world(spec: PassSpec, wiki: Wiki) -> str:
+def _options_stamp(spec: PassSpec, wiki: Wiki) -> str:
     """What a KEEP_BY_CAPTURE value is kept with: the options (what a capture gives may depend on them) and the code."""
-    return _kept_world(spec, "by capture|" + _sha(jsonio.dumps(wiki.options, sort_keys=True)))
+    return _index_stamp(spec, "by capture|" + _sha(jsonio.dumps(wiki.options, sort_keys=True)))
 
 
 def _sha(text: str) -> str:

@@ -2,14 +2,14 @@
 
 Every page of the site needs every article's title and URL, and the "What
 links here" of a page needs every other article's links: so building the
-model decoded those three results of every article (at 10,000 articles,
-33 MB of JSON read and decoded) though an edit changes one article's. A
-`Seed` is the little a page takes of them. It is a pure function of the
+model decoded those three results of every article (in a big wiki,
+tens of megabytes of JSON read and decoded) though an edit changes one article's. A
+`PageSummary` is the little a page takes of them. It is a pure function of the
 three outputs, so it is known by their digests (a result's digest is known
-without reading it): `Seeds` hands back the seed of the same three outputs
+without reading it): `PageSummaries` hands back the page summary of the same three outputs
 from the last build, and makes it from the outputs only for the articles
 whose results changed. The cache is a file in the state folder (pickled),
-written when its seeds changed, and ignored when this module's code did.
+written when its page summaries changed, and ignored when this module's code did.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from pipeline.runtime.records import made
 LINKED = ("ok", "fallback")  # link statuses that reach a page (the others are red or ambiguous)
 
 
-class Seed(NamedTuple):
+class PageSummary(NamedTuple):
     """What one article's page and its links elsewhere take from its results (plain data).
 
-    A named tuple: an edit build at 10k reads back 13,000 from the last build's file, and a
-    tuple is made in C (a frozen dataclass of twelve fields took 85-125 ms to make them all).
+    A named tuple: an edit build reads back one per article from the last build's file, and a
+    tuple is made in C (frozen dataclasses of twelve fields took much longer to make).
     """
 
     title: str
@@ -50,11 +50,11 @@ class Seed(NamedTuple):
     shared: str = ""
 
 
-def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
-    """The seed of an article's metadata output and its wikilinks and pairing outputs (None: none)."""
+def summary_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> PageSummary:
+    """The page summary of an article's metadata output and its wikilinks and pairing outputs (None: none)."""
     links = (wikilinks or {}).get("links", [])
     pairing = pairing or {}
-    seed = Seed(
+    summary = PageSummary(
         title=meta["title"], slug=meta["slug"], lang=meta["lang"], url=meta["url"],
         short_description=meta.get("short_description"),
         aliases=list(meta.get("aliases", [])), categories=list(meta.get("categories", [])),
@@ -64,76 +64,76 @@ def seed_of(meta: dict, wikilinks: dict | None, pairing: dict | None) -> Seed:
         broken=[link["target"] for link in links if link["status"] == "broken"],
         pair_paths=[t["path"] for t in pairing.get("translations", [])], outdated=pairing.get("outdated"),
     )  # fmt: skip
-    shown = {name: value for name, value in seed._asdict().items() if name not in ("outdated", "shared")}
-    return seed._replace(shared=hashlib.sha256(jsonio.dumps(shown, sort_keys=True).encode()).hexdigest()[:32])
+    shown = {name: value for name, value in summary._asdict().items() if name not in ("outdated", "shared")}
+    return summary._replace(shared=hashlib.sha256(jsonio.dumps(shown, sort_keys=True).encode()).hexdigest()[:32])
 
 
-def seed_keys(rows: Iterable[Iterable[str]]) -> list[str]:
-    """The key of the seed of each row of output digests (128 bits of their sha256: a third of their length)."""
+def summary_keys(rows: Iterable[Iterable[str]]) -> list[str]:
+    """The key of the page summary of each row of output digests (128 bits of their sha256: a third of their length)."""
     sha256 = hashlib.sha256
     return [sha256("|".join(digests).encode()).hexdigest()[:32] for digests in rows]
 
 
-class Seeds:
-    """Seeds by the digests of the outputs they were made of: those of the last build, and this build's."""
+class PageSummaries:
+    """PageSummaries by the digests of the outputs they were made of: those of the last build, and this build's."""
 
-    def __init__(self, known: dict[str, Seed] | None = None) -> None:
+    def __init__(self, known: dict[str, PageSummary] | None = None) -> None:
         self.known = known or {}
-        self.used: dict[str, Seed] = {}
+        self.used: dict[str, PageSummary] = {}
 
-    def take(self, keys: list[str | None], make: Callable[[int], Seed]) -> list[Seed]:
-        """The seed known by each key (None: outputs without digests, made each time), else `make(i)`'s (`i`: the
-        key's place). Looked up all at once: an edit build at 10k makes none of 13,000, and a call for each cost more."""
+    def take(self, keys: list[str | None], make: Callable[[int], PageSummary]) -> list[PageSummary]:
+        """The page summary known by each key (None: outputs without digests, made each time), else `make(i)`'s (`i`: the
+        key's place). Looked up all at once: an edit build makes few or none, and a call for each cost more."""
         found = list(map(self.known.get, keys))
         used = self.used
-        for at in [at for at, seed in enumerate(found) if seed is None]:
+        for at in [at for at, summary in enumerate(found) if summary is None]:
             key = keys[at]
-            seed = used.get(key) if key is not None else None
-            found[at] = seed = seed if seed is not None else make(at)
+            summary = used.get(key) if key is not None else None
+            found[at] = summary = summary if summary is not None else make(at)
             if key is not None:
-                used[key] = seed
+                used[key] = summary
         used.update(zip(keys, found))
-        used.pop(None, None)  # the seeds of no key are made each time, never kept
+        used.pop(None, None)  # the page summaries of no key are made each time, never kept
         return found
 
     @property
     def changed(self) -> bool:
-        """Whether this build used other seeds than the last kept."""
+        """Whether this build used other page summaries than the last kept."""
         return self.used.keys() != self.known.keys()
 
 
-CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # seeds made by other code are not this code's
+CODE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # page summaries made by other code are not this code's
 
 
-def load_seeds(path: Path) -> Seeds:
-    """The seeds kept at `path` by this code (none when the file is missing, unreadable or another code's)."""
+def load_summaries(path: Path) -> PageSummaries:
+    """The page summaries kept at `path` by this code (none when the file is missing, unreadable or another code's)."""
     try:
         kept = pickle.loads(path.read_bytes())
-        whole = kept.get("code") == CODE and len(kept["fields"]) == len(Seed._fields)  # a field a seed: a list each
-        known = dict(zip(kept["keys"], made(Seed, zip(*kept["fields"])))) if whole else {}
+        whole = kept.get("code") == CODE and len(kept["fields"]) == len(PageSummary._fields)  # a field a page summary: a list each
+        known = dict(zip(kept["keys"], made(PageSummary, zip(*kept["fields"])))) if whole else {}
     except Exception:  # a cache (missing, torn, of another version): what does not load is made again
         known = {}
-    return Seeds(known)
+    return PageSummaries(known)
 
 
-def save_seeds(path: Path, seeds: Seeds) -> None:
-    """Keep this build's seeds at `path`, in place of the last.
+def save_summaries(path: Path, summaries: PageSummaries) -> None:
+    """Keep this build's page summaries at `path`, in place of the last.
 
     Pickled a field at a time (a list of titles, one of slugs, ...): pickle makes each string it
-    meets again only once (the languages, the paths many articles link to), and reading 13,000
-    seeds back took 50 ms where their JSON took 100-170 ms.
+    meets again only once (the languages, the paths many articles link to), and reading
+    page summaries back this way takes half the time their JSON took, or less.
     """
-    known = seeds.known
-    made = [seed if key in known else _one_each(seed) for key, seed in seeds.used.items()]
-    fields = [list(column) for column in zip(*made)] or [[] for _ in Seed._fields]
-    jsonio.save_bytes(path, pickle.dumps({"code": CODE, "keys": list(seeds.used), "fields": fields}, protocol=5))
-    path.with_suffix(".json").unlink(missing_ok=True)  # where earlier versions kept them (5 MB at 10k), unread now
+    known = summaries.known
+    made = [summary if key in known else _one_each(summary) for key, summary in summaries.used.items()]
+    fields = [list(column) for column in zip(*made)] or [[] for _ in PageSummary._fields]
+    jsonio.save_bytes(path, pickle.dumps({"code": CODE, "keys": list(summaries.used), "fields": fields}, protocol=5))
+    path.with_suffix(".json").unlink(missing_ok=True)  # where earlier versions kept them, unread now
 
 
-def _one_each(seed: Seed) -> Seed:
-    """The seed with its strings (in lists too) interned: equal strings are then one object, which pickle
-    writes once and then refers to. The 100,000 paths 13,000 seeds link to were written, and read back,
-    one by one (a 5.4 MB file, 76 ms to read at 10k, against 3.5 MB and 60). Only seeds made by this build
-    are: those read back share their strings already (interning them all took 60 ms of a title change)."""
+def _one_each(summary: PageSummary) -> PageSummary:
+    """The page summary with its strings (in lists too) interned: equal strings are then one object, which pickle
+    writes once and then refers to. The paths page summaries link to, shared by many, were written, and read back,
+    one by one (a bigger file, slower to read). Only page summaries made by this build
+    are: those read back share their strings already (interning them all again slowed every title change)."""
     same = lambda value: sys.intern(value) if type(value) is str else value  # noqa: E731
-    return seed._make([same(item) for item in value] if isinstance(value, list) else same(value) for value in seed)
+    return summary._make([same(item) for item in value] if isinstance(value, list) else same(value) for value in summary)

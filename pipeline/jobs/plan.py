@@ -5,7 +5,7 @@ which slice of the wiki it reads (`select`), stores each part of that slice
 once by its hash (`job_inputs`), and fingerprints capture + slice. A job with
 that identity either exists already (its result is reused) or is created
 `pending`. Changing anything outside a job's slice therefore re-runs nothing.
-Where nothing a pass reads has changed since the last plan, that plan lends
+Where nothing a pass reads has changed since the last plan, that plan passes on
 its jobs and `select` is not called at all (`incremental/job_reuse.py`).
 """
 
@@ -19,9 +19,9 @@ from operator import itemgetter
 
 from pipeline.content.article import Article
 from pipeline.incremental.job_reuse import (
-    Digests, PlanCache, lend_across, load_memo, owns_of, result_digests, save_memo, world_of,
+    Digests, PlanCache, reuse_across, load_memo, own_digests_of, result_digests, save_memo, read_set_of,
 )
-from pipeline.incremental.kept_indexes import load_by_capture, load_kept, save_by_capture, save_kept
+from pipeline.incremental.kept_indexes import load_by_capture, load_stored_indexes, save_by_capture, save_stored_indexes
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.runtime import jsonio
 from pipeline.runtime.forks import fork_map
@@ -36,7 +36,7 @@ MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in o
 class Plan:
     """The jobs of one round: pass name -> capture id -> job id.
 
-    By pass, then capture: a round's 100,000 jobs (at 10k) are looked up and handed on a pass at
+    By pass, then capture: a round's jobs (one per pass and article) are looked up and handed on a pass at
     a time, with no key made for each job.
     """
 
@@ -57,7 +57,7 @@ class _Hasher:
     Keeping a reference to every object seen pins its id(), so a freed object's
     id can never be reused by a different one while it is in the cache. `sweep`
     unpins what only the cache still holds (an article's own slice, never seen
-    again): pinning every slice of a 10,000-article round held tens of MB.
+    again): pinning every slice of a big wiki's round held a lot of memory.
     """
 
     SWEEP_EVERY = 500  # jobs
@@ -93,38 +93,38 @@ def plan_round(
 ) -> Plan:
     """Create the missing jobs of `specs` for `articles`; return every job of the round.
 
-    `digests` (of the results so far) let the last plan lend its jobs (`plan_memo`); `cache`,
+    `digests` (of the results so far) let the last plan pass on its jobs (`job_reuse`); `cache`,
     kept by a long-lived process, holds the memos it read or wrote before. `results` (job id ->
     (digest, reports)) gets the results of the memos read, for `load_results` to take as known.
     """
     plan = Plan()
     results = {} if results is None else results
     with write(conn):
-        lent = _lend(conn, specs, articles, wiki, digests or {}, cache, results)
-        keep_mentions(conn, wiki.results.values())  # what the worlds' parts searched the outputs for
-        rows, blobs, touched = _slices(lent.todo(), wiki, workers)
+        reuse = _reuse(conn, specs, articles, wiki, digests or {}, cache, results)
+        keep_mentions(conn, wiki.results.values())  # what the read sets' parts searched the outputs for
+        rows, blobs, touched = _slices(reuse.todo(), wiki, workers)
         for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
-            built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in lent.kept[spec.name]}
+            built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in reuse.loaded[spec.name]}
             if built:
-                save_kept(conn, spec, lent.worlds[spec.name][0], built)
+                save_stored_indexes(conn, spec, reuse.read_sets[spec.name][0], built)
             if spec.keeps_by_capture:
-                save_by_capture(conn, spec, wiki, lent.by_capture[spec.name], lent.current)
+                save_by_capture(conn, spec, wiki, reuse.by_capture[spec.name], reuse.current)
         existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
-        plan.jobs = lent.jobs
+        plan.jobs = reuse.jobs
         for row in rows:
             plan.jobs[row[1]][row[0]] = existing[row[:4]]
         # The memo holds the results of the jobs it names that have one: those that existed (after
-        # a title change, most of a world's), not those just made.
+        # a title change, most of a read set's), not those just made.
         made = {existing[row[:4]] for row in missing}
         done = result_digests(conn, [job for job in (existing[row[:4]] for row in rows) if job not in made])
-        # Let go of the rows and inputs first: a memo written whole (a cold build's: 6 MB of JSON for
-        # html at 10k) is the round's last big allocation, and was its peak of memory.
+        # Let go of the rows and inputs first: a memo written whole (a cold build's for
+        # html) is the round's last big allocation, and was its peak of memory.
         del rows, blobs, missing, existing
-        saved = lent.save(conn, plan.jobs, done, touched, results)
+        saved = reuse.save(conn, plan.jobs, done, touched, results)
     if cache is not None:  # only once they are in the store: a transaction rolled back names jobs that never were
-        for spec, world, entries, fresh in saved:
-            cache.remember(spec, world, entries, fresh=fresh)
+        for spec, read_set, entries, fresh in saved:
+            cache.remember(spec, read_set, entries, fresh=fresh)
     return plan
 
 
@@ -136,7 +136,7 @@ def _insert_jobs(
     existing = _existing_jobs(conn, rows)
     missing = [row for row in rows if row[:4] not in existing]
     # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
-    # blob is some row's input, so when every job is new (a cold build: 104,000 at 10k) all are.
+    # blob is some row's input, so when every job is new (a cold build) all are.
     needed = blobs.keys() if len(missing) == len(rows) else {
         sha for row in missing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
     conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
@@ -149,29 +149,29 @@ def _insert_jobs(
     (after,) = conn.execute("SELECT ifnull(max(id), 0) FROM processing_jobs").fetchone()
     if after - before == len(missing):  # one id after another, in the order inserted: SQLite's usual ids
         existing.update(zip((row[:4] for row in missing), range(before + 1, after + 1)))
-    elif missing:  # ids picked otherwise (the largest id taken): looked up, as a cold build's were (0.3 s at 10k)
+    elif missing:  # ids picked otherwise (the largest id taken): looked up, as a cold build's once were (slowly)
         existing.update(_existing_jobs(conn, missing))
     return existing, missing
 
 
 @dataclass
-class _Lent:
-    """What the last plans lend this round: jobs, and each pass's world and own digests to record."""
+class _Reused:
+    """What the last plans pass on this round: jobs, and each pass's read set and own digests to record."""
 
     specs: list[PassSpec]
     articles: list[Article]
-    worlds: dict[str, tuple[str, dict]] = field(default_factory=dict)  # pass -> its world (digest, parts)
-    fresh: set[str] = field(default_factory=set)  # the passes whose world is not the last plan's
-    owns: dict[str, list[str]] = field(default_factory=dict)  # pass -> the own digest of each article, in order
-    jobs: dict[str, dict[int, int]] = field(default_factory=dict)  # pass -> capture id -> job id lent
-    missed: dict[str, list[int]] = field(default_factory=dict)  # pass -> where its jobs not lent are in `articles`
-    kept: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
+    read_sets: dict[str, tuple[str, dict]] = field(default_factory=dict)  # pass -> its read set (digest, parts)
+    fresh: set[str] = field(default_factory=set)  # the passes whose read set is not the last plan's
+    own_digests: dict[str, list[str]] = field(default_factory=dict)  # pass -> the own digest of each article, in order
+    jobs: dict[str, dict[int, int]] = field(default_factory=dict)  # pass -> capture id -> job id reused
+    missed: dict[str, list[int]] = field(default_factory=dict)  # pass -> where its jobs not reused are in `articles`
+    loaded: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
     by_capture: dict[str, dict[str, int]] = field(default_factory=dict)  # pass -> KEEP_BY_CAPTURE memo -> size loaded
     current: set[int] = field(default_factory=set)  # the capture ids of `articles`
-    touched: dict[str, dict] = field(default_factory=dict)  # pass -> what the last world's selects read (TOUCHES)
+    touched: dict[str, dict] = field(default_factory=dict)  # pass -> what the last read set's selects read (TOUCHES)
 
     def todo(self) -> list[tuple[Article, PassSpec]]:
-        """The jobs not lent, as (article, pass), article by article (and in pass order within one):
+        """The jobs not reused, as (article, pass), article by article (and in pass order within one):
         a worker's batch then holds several passes of one article, so a parse cached in the worker
         process serves all of them."""
         missing = sorted((at, order) for order, spec in enumerate(self.specs) for at in self.missed[spec.name])
@@ -182,51 +182,51 @@ class _Lent:
     ) -> list[tuple]:
         """Record the memo entries this round made, with the results `done` (job id -> (digest, reports)) or
         `known` (job id -> (digest, reports)) and what their selects read (`touched`: pass -> capture id -> keys);
-        return them as (spec, world digest, entries, fresh). A fresh world's memo holds every article's."""
+        return them as (spec, read-set digest, entries, fresh). A fresh read set's memo holds every article's."""
         saved = []
         for spec in self.specs:
-            name, owns, fresh = spec.name, self.owns[spec.name], spec.name in self.fresh
+            name, own_digests, fresh = spec.name, self.own_digests[spec.name], spec.name in self.fresh
             at_all = range(len(self.articles)) if fresh else self.missed[name]
-            new = ((self.articles[at].capture_id, owns[at]) for at in at_all)
+            new = ((self.articles[at].capture_id, own_digests[at]) for at in at_all)
             entries = [(cid, own, jobs[name][cid]) for cid, own in new]
             digests = {**_digests_known(entries, known), **done} if fresh else done
             read = {**self.touched.get(name, {}), **touched.get(name, {})} if spec.touches else None
-            save_memo(conn, spec, self.worlds[name], entries, fresh=fresh, digests=digests, touched=read)
-            saved.append((spec, self.worlds[name][0], entries, fresh))
+            save_memo(conn, spec, self.read_sets[name], entries, fresh=fresh, digests=digests, touched=read)
+            saved.append((spec, self.read_sets[name][0], entries, fresh))
         return saved
 
 
 def _digests_known(entries: list[tuple[int, str, int]], known: ResultFacts) -> ResultFacts:
-    """job id -> (result digest, reports) of the entries' jobs whose results a memo read named (lent jobs)."""
+    """job id -> (result digest, reports) of the entries' jobs whose results a memo read named (reused jobs)."""
     return {job: known[job] for _, _, job in entries if job in known}
 
 
-def _lend(
+def _reuse(
     conn: sqlite3.Connection, specs: list[PassSpec], articles: list[Article], wiki: Wiki, digests,
     cache: PlanCache | None, results: dict | None,
-) -> _Lent:
-    lent = _Lent(specs, articles)
+) -> _Reused:
+    reuse = _Reused(specs, articles)
     ids = [article.capture_id for article in articles]
-    current = lent.current = set(ids)
+    current = reuse.current = set(ids)
     for spec in specs:
-        if spec.keeps_by_capture:  # before the world, which may read them (pairing's claims)
+        if spec.keeps_by_capture:  # before the read set, which may read them (pairing's claims)
             by_capture = load_by_capture(conn, spec, wiki)
-            wiki.lend(by_capture)
-            lent.by_capture[spec.name] = {key: len(values) for key, values in by_capture.items()}
-        world = lent.worlds[spec.name] = world_of(spec, wiki, digests)
-        memo, affected = load_memo(conn, spec, world[0], cache, results, current), set()
+            wiki.load_memos(by_capture)
+            reuse.by_capture[spec.name] = {key: len(values) for key, values in by_capture.items()}
+        read_set = reuse.read_sets[spec.name] = read_set_of(spec, wiki, digests)
+        memo, affected = load_memo(conn, spec, read_set[0], cache, results, current), set()
         if not memo:
-            lent.fresh.add(spec.name)
-            across = lend_across(conn, spec, world[1], wiki, results, current)
-            if across is not None:  # a world changed in a few articles' results: the others keep their jobs
-                memo, affected, lent.touched[spec.name] = across.memo, across.affected, across.touched
-        # Before the own digests, which may read a kept index (pairing's evidence reads its index).
-        kept = load_kept(conn, spec, world[0]) if spec.keeps else {}
-        wiki.lend(kept)
-        lent.kept[spec.name] = set(kept)
-        owns = lent.owns[spec.name] = owns_of(spec, articles, wiki, digests)
-        lent.jobs[spec.name], lent.missed[spec.name] = memo.lend(ids, owns, affected)
-    return lent
+            reuse.fresh.add(spec.name)
+            across = reuse_across(conn, spec, read_set[1], wiki, results, current)
+            if across is not None:  # a read set changed in a few articles' results: the others keep their jobs
+                memo, affected, reuse.touched[spec.name] = across.memo, across.affected, across.touched
+        # Before the own digests, which may read a stored index (pairing's evidence reads its index).
+        loaded = load_stored_indexes(conn, spec, read_set[0]) if spec.keeps else {}
+        wiki.load_memos(loaded)
+        reuse.loaded[spec.name] = set(loaded)
+        own_digests = reuse.own_digests[spec.name] = own_digests_of(spec, articles, wiki, digests)
+        reuse.jobs[spec.name], reuse.missed[spec.name] = memo.reuse(ids, own_digests, affected)
+    return reuse
 
 
 def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict, dict]:
@@ -270,8 +270,8 @@ def _existing_jobs(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, i
     """(capture id, pass, version, fingerprint) -> job id of the jobs of `rows` that exist.
 
     The identities go to a temporary table joined with the jobs' unique index, so only the jobs
-    asked for are read: reading every job of each pass (100,000 rows at 10k, more with each
-    change) cost a title change 0.67 s, where 23,000 identities are looked up.
+    asked for are read: reading every job of each pass (one per article, more with each
+    change) cost a title change far more than looking up the identities it asks for.
     """
     conn.execute(
         """CREATE TEMP TABLE IF NOT EXISTS wanted_jobs
@@ -311,7 +311,7 @@ def load_results(
     missing = {job_id for job_id in asked if job_id not in known}  # failed jobs: they have no result
     results: dict[str, StoredOutputs] = {}
     for name, jobs in plan.jobs.items():
-        if missing:  # else the plan's own dict is the pass's: 13,000 jobs at 10k, not copied
+        if missing:  # else the plan's own dict is the pass's (a job per article), not copied
             jobs = {capture_id: job_id for capture_id, job_id in jobs.items() if job_id not in missing}
         outputs = StoredOutputs(db, lazy.get(name, ()), jobs, known, texts)
         if jobs:
@@ -323,7 +323,7 @@ def load_results(
 
 def _digests_of(outputs: StoredOutputs, lazy: bool):
     """(capture id, digest) of each result: its JSON's, or with lazy fields left out, its job's and that, joined
-    (a job's result never changes). Made by loops in C: 13,000 a pass at 10k, in each pass some select reads."""
+    (a job's result never changes). Made by loops in C: one per article, in each pass some select reads."""
     jobs = outputs.jobs
     digests = map(itemgetter(0), map(outputs.facts.__getitem__, jobs.values()))
     return zip(jobs.keys(), map("{}|{}".format, jobs.values(), digests) if lazy else digests)
@@ -333,7 +333,7 @@ def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, st
     """(path, pass name, last error) of the jobs of `plan` that ended failed.
 
     The failed jobs are found by the status index and kept when they are the plan's: asking for each
-    of the plan's jobs (104,000 ids at 10k, in chunks) took 11-14 ms of every build.
+    of the plan's jobs (in chunks) took longer, in every build.
     """
     rows = conn.execute(
         """SELECT j.id, j.capture_id, j.pass_name, c.path, j.last_error FROM processing_jobs j

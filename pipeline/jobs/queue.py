@@ -229,7 +229,7 @@ def worker_name() -> str:
 
 
 def _host() -> str:
-    # The host name as `socket.gethostname` gives it on POSIX, without importing socket in every build (5 ms).
+    # The host name as `socket.gethostname` gives it on POSIX, without importing socket in every build.
     return os.uname().nodename
 
 

@@ -28,7 +28,7 @@ from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.passes.registry import PassLoadError, load_passes
 from pipeline.runtime import jsonio
 from pipeline.runtime.contracts import COMPILED_CONTRACTS
-from pipeline.runtime.forks import ForkedError, Standby, fork_map
+from pipeline.runtime.forks import ForkedError, ForkedHelper, fork_map
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event, keep_schema_in
 from pipeline.storage.results import resolve_stored
@@ -146,8 +146,8 @@ class Worker:
         The same pass version proposing the same edit of the same bytes is one event, whatever
         else its inputs held: after a title change every mentions job runs again, and most
         propose what they did before. A batch's new events go out together, the spool's queue
-        folder synced once for all (at 10k articles, one fsync per event was half of a title
-        change's work, two per event a fifth of a cold build's workers').
+        folder synced once for all (in a big wiki, one fsync per event was a large part of a title
+        change's work, and of a cold build's workers').
         """
         outcomes = [replace(o, event_id=_event_id(o, articles[o.job.capture_id])) if o.edit else o for o in outcomes]
         wanted = [outcome.event_id for outcome in outcomes if outcome.event_id]
@@ -200,41 +200,41 @@ def _event_id(outcome: Outcome, article) -> str:
 def passes_for(config: Config) -> list[PassSpec]:
     """The passes `config` names, loaded (their contracts compiled, or read from the state folder)."""
     try:
-        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, kept_in=config.state_dir)
+        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, cached_in=config.state_dir)
     except PassLoadError as exc:
         raise UserError(str(exc)) from None
 
 
-class WorkBeside:
-    """A build's small rounds worked by its standby process (`forks.Standby`), which loads the passes while this
-    one captures and plans: this process then neither imports markdown-it nor runs a pass (at 10k, an edit
-    build's 8 jobs). A round big enough for several workers, a build without a forked standby, a standby
+class HelperWorker:
+    """A build's small rounds worked by its forked helper process (`forks.ForkedHelper`), which loads the passes
+    while this one captures and plans: this process then neither imports markdown-it nor runs a pass (an edit
+    build's few jobs). A round big enough for several workers, a build without a forked helper, a forked helper
     whose passes are not this process's (a wiki's own pass edited meanwhile) or that died, is worked here.
     """
 
-    def __init__(self, standby: Standby, config: Config) -> None:
-        self.standby, self.config, self.home = standby, config, os.getpid()
-        self.loading = standby.forked  # the standby's call in flight is loading the passes
+    def __init__(self, helper: ForkedHelper, config: Config) -> None:
+        self.helper, self.config, self.home = helper, config, os.getpid()
+        self.loading = helper.forked  # the forked helper's call in flight is loading the passes
         if self.loading:
-            standby.start(_ready, config, self.home)
+            helper.start(_ready, config, self.home)
 
     def drain(self, specs: list[PassSpec], workers: int) -> WorkerReport:
-        """Work the queue until no job is eligible: in the standby (one worker), or here with `workers` processes."""
+        """Work the queue until no job is eligible: in the forked helper (one worker), or here with `workers` processes."""
         report = None
-        if workers == 1 and self.standby.forked:
-            self.settle()
-            self.standby.start(_work_beside, self.config, _identities(specs), self.home)
-            report = self.standby.result()
+        if workers == 1 and self.helper.forked:
+            self.wait_until_loaded()
+            self.helper.start(_work_in_helper, self.config, _identities(specs), self.home)
+            report = self.helper.result()
         return report if report is not None else run_workers(self.config, specs, workers)
 
-    def settle(self) -> None:
-        """Let the standby end its loading of the passes, before it is given anything else."""
+    def wait_until_loaded(self) -> None:
+        """Let the forked helper end its loading of the passes, before it is given anything else."""
         if self.loading:
             self.loading = False
-            self.standby.result()
+            self.helper.result()
 
 
-_LOADED: list[tuple[Config, list[PassSpec]]] = []  # a standby's passes, of the last config it loaded
+_LOADED: list[tuple[Config, list[PassSpec]]] = []  # a forked helper's passes, of the last config it loaded
 
 
 def _identities(specs: list[PassSpec]) -> list[tuple]:
@@ -248,8 +248,8 @@ def _passes_loaded(config: Config) -> list[PassSpec]:
 
 
 def _ready(config: Config, home: int) -> None:
-    """In the standby, load the passes, and markdown-it with the parsers of an article's parse and of its prose
-    (passes load it with a first parse). Made again in the build's process (`home`: the standby failed), nothing."""
+    """In the forked helper, load the passes, and markdown-it with the parsers of an article's parse and of its prose
+    (passes load it with a first parse). Made again in the build's process (`home`: the forked helper failed), nothing."""
     if os.getpid() == home:
         return
     _passes_loaded(config)
@@ -257,9 +257,9 @@ def _ready(config: Config, home: int) -> None:
         make_parser(raw_html=raw_html)
 
 
-def _work_beside(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:
-    """One worker in the standby, with the passes it loaded; None where it must not work: in the build's own
-    process (the call made again there: the standby failed), or with passes other than the build's."""
+def _work_in_helper(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:
+    """One worker in the forked helper, with the passes it loaded; None where it must not work: in the build's own
+    process (the call made again there: the forked helper failed), or with passes other than the build's."""
     if os.getpid() == home:
         return None
     specs = _passes_loaded(config)
@@ -281,14 +281,14 @@ HELD_POLL = 0.2  # seconds between looks at the jobs another process holds
 def run_plan(
     conn: sqlite3.Connection, config: Config, specs: list[PassSpec], workers: int, jobs: Container[int], *,
     waiting: Callable[[int], None] = lambda held: None, wait: Callable[[float], None] = time.sleep,
-    beside: WorkBeside | None = None,
+    helper_worker: HelperWorker | None = None,
 ) -> WorkerReport:
     """Run workers until every job of `jobs` has ended, here or in another live process that holds
     some (a preview rebuilding the same wiki): those are waited for, until they are done or their
     lease runs out and they are run here. A build never renders without a result a job still owes.
-    `waiting` hears how many jobs it waits for, each time that number changes. With `beside`, a round
-    for one worker is worked in the build's standby process."""
-    total = beside.drain(specs, workers) if beside is not None else run_workers(config, specs, workers)
+    `waiting` hears how many jobs it waits for, each time that number changes. With `helper_worker`, a round
+    for one worker is worked in the build's forked helper process."""
+    total = helper_worker.drain(specs, workers) if helper_worker is not None else run_workers(config, specs, workers)
     told = 0
     while leases := held_leases(conn, jobs):
         if len(leases) != told:

@@ -1,9 +1,10 @@
 """The Markdown dialect of the wiki, as one configured markdown-it-py parser.
 
-CommonMark plus GFM tables and strikethrough, footnotes, task lists,
-explicit heading ids (`## Title {#id}`), heading anchors and wikilinks. Raw
-HTML is escaped unless `raw_html` is set; blocks nested too deep stay as text
-(`limits.py`). Passes and the renderer share these parsers, so what a pass
+CommonMark plus the extensions of the table in `extensions.py`: by default
+GFM tables and strikethrough, footnotes, task lists, wikilinks, explicit
+heading ids (`## Title {#id}`) and heading anchors, and the limits that keep
+hostile text linear (`limits.py`); a wiki adds or turns off extensions with
+`markdown:` in `wiki.yaml`. Raw HTML is escaped unless `raw_html` is set. Passes and the renderer share these parsers, so what a pass
 extracts is what the page shows.
 """
 
@@ -19,29 +20,28 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=16)
-def make_parser(*, raw_html: bool = False, base_url: str = "", default_language: str = "en") -> MarkdownIt:
+def make_parser(
+    *, raw_html: bool = False, base_url: str = "", default_language: str = "en", markdown: str = ""
+) -> MarkdownIt:
     """The shared parser for one set of options (cached: build once, parse many).
 
-    Callers must not change the returned parser; pass per-page data in `env`.
+    `markdown` is the `markdown` option passes read (`extensions.setting`; "" for the default
+    table). Callers must not change the returned parser; pass per-page data in `env`.
     """
-    # markdown-it loads with the first parser, not with the passes: a build's own process parses nothing when
-    # its jobs run beside it (worker.WorkBeside), and importing it was 50 ms of an edit build at 10k.
+    # markdown-it loads with the first parser, not with the passes: a build's own process may parse
+    # nothing at all (its jobs can run in other processes).
     from markdown_it import MarkdownIt
-    from mdit_py_plugins.footnote import footnote_plugin
-    from mdit_py_plugins.tasklists import tasklists_plugin
 
-    from pipeline.markdown.headings import heading_ids_plugin
-    from pipeline.markdown.limits import limits_plugin
+    from pipeline.markdown.extensions import enabled
     from pipeline.markdown.newlines import newlines_plugin
     from pipeline.markdown.skips import noting_skips
-    from pipeline.markdown.wikilinks import wikilinks_plugin
 
     md = MarkdownIt("commonmark", {"html": raw_html})
-    md.enable(["table", "strikethrough"])
-    md.use(footnote_plugin).use(tasklists_plugin)
-    md.use(wikilinks_plugin, base_url=base_url, default_language=default_language)
-    md.use(heading_ids_plugin).use(newlines_plugin).use(limits_plugin)
-    noting_skips(md)
+    md.options["site"] = {"base_url": base_url, "default_language": default_language}
+    for extension, options in enabled(markdown):
+        extension.plugin(md, **options)
+    md.use(newlines_plugin)
+    noting_skips(md)  # after every extension: it notes what their inline rules took
     # URL normalization is pure and costly (a URL parse and re-encode each time), and a wiki
     # repeats its URLs: remember the last few thousand.
     for name in ("normalizeLink", "normalizeLinkText", "validateLink"):
@@ -49,8 +49,15 @@ def make_parser(*, raw_html: bool = False, base_url: str = "", default_language:
     return md
 
 
+def markdown_input(options: dict) -> dict:
+    """What a pass that parses Markdown adds to its `select`: the `markdown` option when it is not the
+    default (so the default keeps the jobs' identities as they were)."""
+    markdown = options.get("markdown")
+    return {"markdown": markdown} if markdown else {}
+
+
 @lru_cache(maxsize=16)
-def parse(body: str, appended: str = "", raw_html: bool = False) -> tuple[list, dict]:
+def parse(body: str, appended: str = "", raw_html: bool = False, markdown: str = "") -> tuple[list, dict]:
     """(tokens, env) of `body` + `appended` with the shared parser, cached for the passes of one article.
 
     A worker runs the passes of one article one after another (the planner
@@ -59,4 +66,4 @@ def parse(body: str, appended: str = "", raw_html: bool = False) -> tuple[list, 
     treat both as read-only.
     """
     env: dict = {SKIPS: {}}  # where inline rules took no prose, for the links pass (`skips.py`)
-    return make_parser(raw_html=raw_html).parse(body + appended, env), env
+    return make_parser(raw_html=raw_html, markdown=markdown).parse(body + appended, env), env

@@ -69,14 +69,15 @@ def definitions(references: list[dict], body: str) -> str:
 
 
 def parse_article(
-    body: str, frontmatter: dict | None, registry: list[dict] = (), raw_html: bool = False
+    body: str, frontmatter: dict | None, registry: list[dict] = (), raw_html: bool = False, markdown: str = ""
 ) -> tuple[list, dict, list[dict]]:
-    """(tokens, env, appended references) of `body` parsed with its references as footnotes.
+    """(tokens, env, appended references) of `body` parsed with its references as footnotes
+    (`markdown`: the wiki's extensions, see `extensions.setting`).
 
     Cached: the passes of one article that read the same references share one parse.
     """
     appended = undefined(frontmatter_references(frontmatter, registry), body)
-    tokens, env = parse(body, definition_lines(appended), raw_html)
+    tokens, env = parse(body, definition_lines(appended), raw_html, markdown)
     return tokens, env, appended
 
 

@@ -10,7 +10,7 @@
 - A parse makes at most `MAX_LINKS` links and embeds (wikilinks, embeds,
   Markdown links, images, autolinks): each one costs a record, a resolution
   or a rendering in the passes after the parse, so a line of millions of
-  them took minutes. In a text that could hold more (more `[` and `<`), the
+  them was far too slow. In a text that could hold more (more `[` and `<`), the
   `link_count` rule makes the links in place of the link rules, counting
   them; past the limit each one is kept as its source text, a run of them
   at once, and the 0-based line of the first is noted in `env[TOO_MANY]`,

@@ -2,8 +2,8 @@
 
 markdown-it's own rule runs two regex substitutions over every source: one
 replaces each `\\n` with itself, to catch `\\r\\n` and lone `\\r`. Wiki sources
-rarely hold either, so a substring test first saves that pass over the text
-(5% of a parse). The result is the same: line ends become `\\n`, NUL becomes
+rarely hold either, so a substring test first saves that pass over the text,
+a noticeable share of a parse. The result is the same: line ends become `\\n`, NUL becomes
 U+FFFD, as CommonMark asks.
 """
 

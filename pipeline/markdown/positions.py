@@ -3,7 +3,7 @@
 The wikilink rule notes each link's offset in the content of its inline
 token; this core rule turns it into the line and column of the `[[` (or
 `![[`) in the text given to the parser, in one walk through each token's
-content (a line may hold 100,000 links).
+content (a hostile line may hold a huge number of links).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def wikilink_positions(state: StateCore) -> None:
 def _place(links: list, inline, lines: list[str]) -> None:
     """Give each link of an inline token its source line and column.
 
-    In one walk through the content: a line may hold 100,000 links, and
-    looking each one's line up from the start of the content was quadratic.
+    In one walk through the content: a hostile line may hold a huge number of
+    links, and looking each one's line up from the start of the content was quadratic.
     """
     content, places = inline.content, {}
     line_start, newlines, walked = 0, 0, 0

@@ -339,7 +339,7 @@ def escape_html(text: str) -> str:
 
 @functools.cache
 def _markdown_it_escape() -> Callable[[str], str]:
-    # Found once: an import statement at each call cost 2 us, against 0.4, for two or three calls per link.
+    # Found once: an import statement at each call costs several times the call itself, and a link makes two or three.
     from markdown_it.common.utils import escapeHtml
 
     return escapeHtml

@@ -24,25 +24,25 @@ A pass module declares:
   to the content replans the pass everywhere. A function in READS_OWN may
   be written for all articles at once (`by_column`).
 - optionally `KEEP`: keys of `wiki.memo` values (indexes) that its selects
-  build from what READS names alone, and that pickle: a build whose world is
+  build from what READS names alone, and that pickle: a build whose read set is
   the one a value was built in loads it instead of building it again.
 - optionally `KEEP_BY_CAPTURE`: keys of `wiki.memo` values that are dicts
   of capture id -> what the pass derives from that capture alone and the
   options (pairing's claims: the `paired_with` of each article), filled as
-  they are used: kept between builds whatever the world, so that an edit
+  they are used: kept between builds whatever the read set, so that an edit
   derives the edited article's alone.
 - optionally, with KEEP, `AFFECTED(old, wiki, touched) -> capture ids | None`:
-  when the world changed in what results and article paths give alone
+  when the read set changed in what results and article paths give alone
   (options, data and facts as they were), the articles whose `select` may
   read something else now, found from `old` (the KEEP values kept of the
-  last world: those its selects built) and `wiki`; None when it cannot
+  last read set: those its selects built) and `wiki`; None when it cannot
   tell (every article is selected again). The other articles keep
   their jobs. A pass declaring it reads the wiki, beyond READS_OWN and the
   article's own capture-bound results, only through options, data, facts
   and its KEEP values. `TOUCHES(article, wiki) -> keys`, called right after
   `select(article, wiki)`, names (as strings) what that select read of its
   KEEP values; `touched` (capture id -> frozenset of keys) holds them for
-  each article planned in the last world, and misses the others.
+  each article planned in the last read set, and misses the others.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Wiki:
     the last commit touching it) and `history` (path -> [(captured_at,
     sha256), ...], oldest first). `memo` lets a pass build an index once per
     plan instead of once per article; `forget` drops those indexes when the
-    round that needed them is planned; `lend` and `memos` let the planner
+    round that needed them is planned; `load_memos` and `memos` let the planner
     hand in, and take out, those a pass KEEPs between builds.
     """
 
@@ -112,7 +112,7 @@ class Wiki:
             self._memo[key] = build()
         return self._memo[key]
 
-    def lend(self, values: dict[str, Any]) -> None:
+    def load_memos(self, values: dict[str, Any]) -> None:
         self._memo.update(values)
 
     def memos(self, keys) -> dict[str, Any]:
@@ -135,7 +135,7 @@ def frontmatter_field(article: Article, key: str):
 @functools.lru_cache(maxsize=64)
 def _as_in_json(key: str) -> str | None:
     """`key` quoted as any JSON writes it, when that is plain (None when it may be escaped): asked for
-    each article, 13,000 times a build at 10k."""
+    each article, in every build."""
     plain = key.isascii() and key.isprintable() and '"' not in key and "\\" not in key
     return f'"{key}"' if plain else None
 

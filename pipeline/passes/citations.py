@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.content.article import Article
+from pipeline.markdown import markdown_input
 from pipeline.markdown.footnotes import entry_id, in_body, parse_article, reference
 from pipeline.markdown.spans import masked
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
@@ -39,7 +40,7 @@ from pipeline.text import frontmatter_line
 NAME = "citations"
 VERSION = 3
 CONTRACT_VERSION = 1
-READS = ("data",)  # citations.yaml; the article's own `cites:` is part of it
+READS = ("data", "options")  # citations.yaml (the article's own `cites:` is part of it); the Markdown extensions
 REFERENCE_HEADINGS = frozenset(
     {"references", "referencias", "références", "referências", "referenzen", "riferimenti", "notes and references"}
 )
@@ -101,10 +102,10 @@ def select(article: Article, wiki: Wiki) -> dict:
     """Only the `citations.yaml` entries this article's `cites:` names, so other edits re-run nothing."""
     registry = wiki.memo("citations.registry", lambda: registry_entries(wiki.data.get("citations")))
     if registry is None:
-        return {"registry": NO_REGISTRY}
+        return {"registry": NO_REGISTRY, **markdown_input(wiki.options)}
     cited = _ids((article.frontmatter or {}).get("cites"))
     entries = [registry[i] for i in dict.fromkeys(cited) if i in registry]
-    return {"registry": {"exists": True, "entries": entries}}
+    return {"registry": {"exists": True, "entries": entries}, **markdown_input(wiki.options)}
 
 
 def registry_entries(data) -> dict[str, dict] | None:
@@ -128,7 +129,7 @@ def registry_entries(data) -> dict[str, dict] | None:
 
 def run(article: Article, inputs: dict) -> dict:
     registry = inputs["registry"]
-    parsed = Parsed(article, registry["entries"])
+    parsed = Parsed(article, registry["entries"], inputs.get("markdown", ""))
     meta = article.frontmatter or {}
     entries = _frontmatter_entries(article, meta.get("references"))
     entries += [_registry_entry(article, item) for item in registry["entries"]]
@@ -229,13 +230,13 @@ def _id_lines(article: Article, key: str, count: int) -> list[int]:
 class Parsed:
     """Markers and numbered reference entries of an article's body."""
 
-    def __init__(self, article: Article, registry: list[dict]) -> None:
+    def __init__(self, article: Article, registry: list[dict], markdown: str = "") -> None:
         self.offset = article.body_line - 1
         self.lines = article.body.split("\n")
         self.masked: dict[int, str] = {}  # body line -> the line with wikilinks and code spans blanked
         self.markers: list[Marker] = []
         self.list_entries: list[Entry] = []
-        tokens, env, appended = parse_article(article.body, article.frontmatter, registry)
+        tokens, env, appended = parse_article(article.body, article.frontmatter, registry, markdown=markdown)
         defined = {label[1:] for label in env.get("footnotes", {}).get("refs", {})}
         self.body_footnotes = defined - {ref["id"] for ref in appended}
         tokens = in_body(tokens, article.body)

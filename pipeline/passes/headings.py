@@ -11,8 +11,9 @@ then gets a suffixed id).
 from __future__ import annotations
 
 from pipeline.content.article import Article
+from pipeline.markdown import markdown_input
 from pipeline.markdown.footnotes import in_body, parse_article
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, diagnostic
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
 
 NAME = "headings"
 VERSION = 2
@@ -40,9 +41,16 @@ CONTRACT = {
 }
 
 
+READS = ("options",)  # the Markdown extensions, when a wiki changes them
+
+
+def select(article: Article, wiki: Wiki) -> dict:
+    return markdown_input(wiki.options)
+
+
 def run(article: Article, inputs: dict) -> dict:
     headings, diagnostics = [], []
-    tokens, _, _ = parse_article(article.body, article.frontmatter)
+    tokens, _, _ = parse_article(article.body, article.frontmatter, markdown=inputs.get("markdown", ""))
     for token in in_body(tokens, article.body):
         if token.type != "heading_open":
             continue

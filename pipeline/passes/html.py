@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from pipeline.content.article import Article
-from pipeline.markdown import make_parser
+from pipeline.markdown import make_parser, markdown_input
 from pipeline.markdown.footnotes import definitions, undefined
 from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
@@ -104,6 +104,7 @@ def select(article: Article, wiki: Wiki) -> dict:
         "page": {
             "lang": meta.get("lang", article.lang), "default_language": wiki.options["default_language"],
             "raw_html": bool(wiki.options.get("raw_html")), "base_url": _base(wiki.options.get("base_url")),
+            **markdown_input(wiki.options),
         },
         "links": _render_links(wiki, article.capture_id),
         "toc": [{"level": h["level"], "text": h["text"], "id": h["id"]} for h in headings if h["level"] in TOC_LEVELS],
@@ -153,7 +154,8 @@ def _embeds(article: Article, wiki: Wiki) -> dict:
 
 def run(article: Article, inputs: dict) -> dict:
     page = inputs["page"]
-    md = make_parser(raw_html=page["raw_html"], base_url=page["base_url"], default_language=page["default_language"])
+    md = make_parser(raw_html=page["raw_html"], base_url=page["base_url"], default_language=page["default_language"],
+                     markdown=page.get("markdown", ""))
     links = link_env(inputs["links"], article.body_line)
     env = {"wikilinks": links, "hrefs": href_env(inputs["links"]), "lang": page["lang"]}
     markup = inputs["markup"]

@@ -30,8 +30,8 @@ GROUP = "group:"  # what an answer read of a group's pages, among the keys it re
 
 
 class Page(NamedTuple):
-    """One article as links find it. A named tuple: a kept index holds 13,000 at 10k, and tuples
-    unpickle in half the time of frozen dataclasses."""
+    """One article as links find it. A named tuple: a stored index holds one per article, and tuples
+    unpickle faster than frozen dataclasses."""
 
     path: str
     slug: str
@@ -61,8 +61,8 @@ class LinkIndex:
 
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) without what belongs to one build (its heading reader and
-        answers), each key's groups as a sorted tuple: a kept index is only read, and 56,000 tuples
-        load three times faster than sets (a tenth of a second of an edit build at 10k). Its big
+        answers), each key's groups as a sorted tuple: a stored index is only read, and tuples
+        load several times faster than sets (a noticeable part of an edit build). Its big
         dicts are kept `Sharded`: an edit build's few selects read a few dozen of their keys."""
         tables = {name: _sharded(table, _sorted) for name, table in self.tables.items()}
         shards = {name: Sharded.of(getattr(self, name)) for name in ("groups", "files", "sources")}
@@ -267,7 +267,7 @@ def patch_index(
     differs = {path: digest for path, digest in sources.items() if old.sources.get(path) != digest}
     redo = differs.keys() | went
     redo |= {path for path, other in old.partners.items() if other in came or other in went}
-    # Over the kept index's tables: what changes is set beside them, and pickled again with the shards it falls in.
+    # Over the stored index's tables: what changes is set beside them, and pickled again with the shards it falls in.
     tables = {name: Overlay(table) for name, table in old.tables.items()}
     index = LinkIndex(old.default_language, headings_of, Overlay(old.groups), tables, old.redirects,
                       Overlay(old.files), Overlay(old.sources), dict(old.partners))  # fmt: skip

@@ -85,24 +85,25 @@ CONTRACT = {
 # The HTML and its holes reach the html pass, and the prose the mentions pass, as references their workers
 # read, never through the main process.
 LAZY_FIELDS = ("html", "slots", "prose")
-READS = ("options", "data")  # raw_html; the citations.yaml entries an article cites are footnotes too
+READS = ("options", "data")  # raw_html and the Markdown extensions; the citations.yaml entries an article cites are footnotes too
 FIELDS = ("target", "fragment", "label", "embed", "col", "raw")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def select(article: Article, wiki: Wiki) -> dict:
-    return {"raw_html": bool(wiki.options.get("raw_html")), "registry": citations.select(article, wiki)["registry"]}
+    return {"raw_html": bool(wiki.options.get("raw_html")), **citations.select(article, wiki)}  # registry, markdown
 
 
 def run(article: Article, inputs: dict) -> dict:
     body, registry, raw_html = article.body, inputs["registry"]["entries"], inputs["raw_html"]
-    tokens, env, appended = parse_article(body, article.frontmatter, registry)
+    markdown = inputs.get("markdown", "")
+    tokens, env, appended = parse_article(body, article.frontmatter, registry, markdown=markdown)
     links = extract_links(in_body(tokens, body), body, article.body_line)
     if raw_html:
-        tokens, env, appended = parse_article(body, article.frontmatter, registry, raw_html=True)
-    html, slots = render_slotted(make_parser(raw_html=raw_html), tokens, env)
+        tokens, env, appended = parse_article(body, article.frontmatter, registry, True, markdown)
+    html, slots = render_slotted(make_parser(raw_html=raw_html, markdown=markdown), tokens, env)
     # The parse at hand saw raw HTML as prose needs it when it was set, or when there is none.
-    seen = (tokens, env) if raw_html or "<" not in body else _html_seen(body, appended)
+    seen = (tokens, env) if raw_html or "<" not in body else _html_seen(body, appended, markdown)
     prose = _prose_of(body, *seen)
     lines = body.split("\n")
     words = " ".join(sorted(words_read(lines[line][start:end] for line, start, end in prose)))
@@ -130,10 +131,10 @@ def _prose_of(body: str, tokens: list, env: dict) -> list[list[int]]:
     return [[piece.line, piece.start, piece.end] for piece in pieces_of(in_body(tokens, body), body, env)]
 
 
-def _html_seen(body: str, appended: list[dict]) -> tuple[list, dict]:
+def _html_seen(body: str, appended: list[dict], markdown: str) -> tuple[list, dict]:
     """Block tokens and env of the body with its references, raw HTML taken as HTML (as prose needs)."""
     env: dict = {}
-    return block_tokens(prose_parser(), body + definition_lines(appended), env), env
+    return block_tokens(prose_parser(markdown), body + definition_lines(appended), env), env
 
 
 def keys(references: list[dict]) -> list[list]:

@@ -46,7 +46,7 @@ NEEDS = ("metadata", "links")
 READS = ("options", "metadata")  # the title and alias index of every article
 READS_OWN = ("links",)  # its prose
 # Path -> what the index takes of its article's metadata result, with the result's digest: kept, so that a new
-# world's index decodes only the results that changed (at 10k, decoding them all took 80 ms of a title change).
+# read set's index decodes only the results that changed (decoding them all was a large part of a title change).
 OWNS = f"{NAME}.owns"
 KEEP = (f"{NAME}.indexes", f"{NAME}.keys", OWNS)
 SUGGESTION_SCHEMA = {
@@ -89,9 +89,9 @@ def select(article: Article, wiki: Wiki) -> dict:
 
 
 def affected(old: dict, wiki: Wiki, touched) -> set[int] | None:
-    """The articles whose select may read something else than in the last world (whose indexes are `old`):
+    """The articles whose select may read something else than in the last read set (whose indexes are `old`):
     those whose prose may hold a name of an entry that changed, before or after, and those without prose
-    words, which read the whole index (None: the last world's indexes were not kept).
+    words, which read the whole index (None: the last read set's indexes were not kept).
 
     A select reads the entries with a name whose every word its prose holds (`words`, of its links
     result): only those words are read of each article's result (`field_values`), not the result.
@@ -171,7 +171,7 @@ def _indexes(wiki: Wiki) -> dict[str, dict]:
 
 def _owns(wiki: Wiki, old: Mapping[str, tuple]) -> Overlay:
     """Path -> (its metadata result's digest, slug, lang, title, aliases, draft, url) of each article with one, over
-    `old` (the last world's, kept): only the articles whose result's digest is not the one there are decoded."""
+    `old` (the last read set's, kept): only the articles whose result's digest is not the one there are decoded."""
     metadata = wiki.results.get("metadata", {})
     now = {a.path: a.capture_id for a in wiki.articles if a.capture_id in metadata}
     owns = Overlay(old)

@@ -144,8 +144,8 @@ def _shas(wiki: Wiki) -> dict[str, str]:
 
 
 def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
-    """The articles whose select may read something else than in the last world, whose index is `old`
-    (`reached`; None: that index was not kept). This build's index keeps the last world's entries where
+    """The articles whose select may read something else than in the last read set, whose index is `old`
+    (`reached`; None: that index was not kept). This build's index keeps the last read set's entries where
     an article's metadata and claim are as they were (the planner asks only when the options are too)."""
     if INDEX not in old:
         return None

@@ -3,7 +3,7 @@
 Pure: built from the articles' `paired_with` (resolved against the content's
 paths), the group the strategy gives each (suffix stem or key value), and
 the language and URL of their metadata results. The pairing pass keeps it
-between builds (its `KEEP`) and compares it with the last world's to find
+between builds (its `KEEP`) and compares it with the last read set's to find
 the articles a change reaches (`reached`).
 """
 
@@ -40,7 +40,7 @@ class Index:
 
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) with its entries as columns, made named tuples again in C when loaded
-        (`records.made`): unpickled one by one, the 13,000 of a 10k wiki took 25 ms of each edit build, 15 so."""
+        (`records.made`): faster to load than unpickled one by one, in each edit build."""
         return {**self.__dict__, "entries": [list(column) for column in zip(*self.entries.values())]}
 
     def __setstate__(self, state: dict) -> None:
@@ -51,7 +51,7 @@ class Index:
 
 def build_index(wiki: Wiki, options: dict, old: Index | None = None) -> Index:
     """Every article's pairing fields, and who claims or groups with whom; the entries of `old` (the last
-    world's, with the same options) kept where an article's metadata and claim are as they were.
+    read set's, with the same options) kept where an article's metadata and claim are as they were.
 
     Built from what READS names alone (kept between builds: `KEEP`): the hashes of
     articles, which an edit changes, are read apart (`_shas`).
@@ -90,7 +90,7 @@ def claims_of(wiki: Wiki, options: dict) -> list[tuple[str | None, str | None, s
     def claims() -> list:
         paths = {a.path for a in wiki.articles}
         # capture id -> (paired_with as written, group): what the capture alone gives, kept from build to build,
-        # so that an edit decodes the frontmatter of the edited article alone (at 10k, 6,000 name a pair).
+        # so that an edit decodes the frontmatter of the edited article alone (many articles name a pair).
         known = wiki.memo(OWN_CLAIMS, dict)
         found = []
         for article in wiki.articles:

@@ -1,8 +1,8 @@
 """The passes installed packages declare: entry points in the group `pipeline.passes`.
 
 Finding them means importing `importlib.metadata` and reading the metadata
-of every installed package (20-35 ms of each build, with a hundred
-packages). Installing or removing a package changes the folder it goes in,
+of every installed package (a noticeable part of each build, with
+many packages). Installing or removing a package changes the folder it goes in,
 so the list found is kept in the state folder with the folders Python
 imports from and their modification times, and read back while those are
 the same: the entry points' modules are imported as `EntryPoint.load` would.
@@ -32,7 +32,7 @@ def declared_passes(folder: Path | None = None) -> list[ModuleType]:
     With `folder` (the state folder), the entry points found are kept there for the next process.
     """
     where = _search_path()
-    values = _kept(folder, where) if folder is not None else None
+    values = _cached(folder, where) if folder is not None else None
     if values is None:
         import importlib.metadata  # only here: the import is most of what finding them costs
 
@@ -53,7 +53,7 @@ def _search_path() -> list[tuple[str, int]]:
     return found
 
 
-def _kept(folder: Path, where: list) -> list[str] | None:
+def _cached(folder: Path, where: list) -> list[str] | None:
     try:
         record = jsonio.loads((folder / KEPT).read_bytes())
     except (OSError, ValueError):  # a cache: what does not load is found again

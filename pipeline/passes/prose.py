@@ -34,9 +34,10 @@ class Piece:
     end: int
 
 
-def parser() -> MarkdownIt:
-    """The wiki's parser, with raw HTML recognized so that it is skipped whatever `raw_html` says."""
-    return make_parser(raw_html=True)
+def parser(markdown: str = "") -> MarkdownIt:
+    """The wiki's parser (with the extensions `markdown` names), with raw HTML recognized so that it is skipped
+    whatever `raw_html` says."""
+    return make_parser(raw_html=True, markdown=markdown)
 
 
 def prose_pieces(body: str, md: MarkdownIt | None = None, wanted: Container[int] | None = None) -> list[Piece]:
@@ -159,7 +160,7 @@ def _subtract(span: Span, skipped: list[Span]) -> list[Span]:
 @functools.cache
 def _states() -> tuple[type, type]:
     """markdown-it's core and inline parse states, found once (it loads with the first parser, not with the passes;
-    an import statement for each of an article's paragraphs cost 2 us each)."""
+    an import statement for each of an article's paragraphs added up)."""
     from markdown_it.rules_core import StateCore
     from markdown_it.rules_inline import StateInline
 

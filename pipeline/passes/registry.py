@@ -27,7 +27,7 @@ class PassLoadError(Exception):
 
 def load_passes(
     extra: list[str] | tuple[str, ...] = (), *, base_dir: Path = Path("."), entry_points: bool = True,
-    compiled_in: Path | None = None, kept_in: Path | None = None,
+    compiled_in: Path | None = None, cached_in: Path | None = None,
 ):
     """Return the PassSpecs of every registered pass, built-in first (`compiled_in`: where their
     compiled contracts are kept between processes, see `pipeline/runtime/contracts.py`; `kept_in`: where
@@ -36,7 +36,7 @@ def load_passes(
     modules += [_import(ref, base_dir) for ref in extra]
     if entry_points:
         try:
-            modules += declared_passes(kept_in)
+            modules += declared_passes(cached_in)
         except ImportError as exc:
             raise PassLoadError(f"a pass an installed package declares cannot be imported: {exc}") from None
     specs = [spec_of(module, compiled_in) for module in modules]

@@ -67,7 +67,7 @@ CONTRACT = {
 
 def index_of(wiki: Wiki) -> LinkIndex:
     index = wiki.memo("wikilinks.index", lambda: _build(wiki))
-    if index.headings_of is None:  # kept from a build in the same world (KEEP): it reads this build's headings
+    if index.headings_of is None:  # kept from a build in the same read set (KEEP): it reads this build's headings
         index.headings_of = _headings_reader(wiki)
     return index
 
@@ -80,7 +80,7 @@ def _build(wiki: Wiki) -> LinkIndex:
 
 
 def _patched(old: LinkIndex, wiki: Wiki) -> LinkIndex:
-    """The index of this wiki, made from the last world's (`old`): only the records that changed are read."""
+    """The index of this wiki, made from the last read set's (`old`): only the records that changed are read."""
     metadata, captures = wiki.results.get("metadata", {}), _captures(wiki)
     return patch_index(old, _sources(wiki), lambda path: {**metadata[captures[path]], "path": path},
                        _headings_reader(wiki))  # fmt: skip
@@ -169,9 +169,9 @@ def touches(article: Article, wiki: Wiki) -> set[str]:
 
 
 def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
-    """The articles whose select may read something else than in the last world, whose index is `old`:
+    """The articles whose select may read something else than in the last read set, whose index is `old`:
     those whose answers read a key of a page that changed (added, removed or other, before or after),
-    and those the last world's plans did not say (`touched`). None: the index was not kept. This
+    and those the last read set's plans did not say (`touched`). None: the index was not kept. This
     build's index is `old` patched (the planner asks only when the data, the redirects among them, and
     the options are as they were). (Where an article's links resolve from, its language and folder,
     is its own metadata's, bound to its capture.)"""

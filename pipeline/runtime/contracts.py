@@ -1,7 +1,7 @@
 """JSON Schemas compiled to validating functions once: per process, and as bytecode between processes.
 
-fastjsonschema writes a Python function for a schema and compiles it: 7 to 17 ms for each
-pass contract, 84 ms for the eight built-in ones, which an edit build paid in full (each of
+fastjsonschema writes a Python function for a schema and compiles it: milliseconds for each
+pass contract, all of which an edit build paid in full (each of
 its few jobs is of another pass) and the preview paid at every rebuild (each loads the passes
 anew). A process keeps what it compiled, by the schema's digest; given a folder, the compiled
 code is kept there too (the state folder's `contracts-compiled`, as Jinja keeps its templates),

@@ -1,5 +1,5 @@
 """Run shares of one job in forked processes: `fork_map`'s first share here, `Later`'s all there, while
-this process does other work; `Standby`'s calls, given after the fork.
+this process does other work; `ForkedHelper`'s calls, given after the fork.
 
 Forked children inherit everything already loaded (passes and their
 compiled contracts, the wiki index, the templates) without pickling it; only
@@ -7,7 +7,7 @@ their results travel back, pickled, each through its own pipe. Without
 `fork` (not on Linux), every share runs here, one after another.
 
 A plain `os.fork` and a pipe, not `multiprocessing`: its import, queue and
-feeder thread cost an edit build of 10,000 articles about 20 ms for the
+feeder thread cost an edit build noticeable time for the
 first fork it makes, and nothing here needs them.
 """
 
@@ -81,13 +81,13 @@ class Later:
         _stop_all(self._children)
 
 
-class Standby:
+class ForkedHelper:
     """A process forked now, while this one is still small, to make calls given later (`start`), one at a
     time: each call's result when asked for (`result`), while this process does other work.
 
     A process forked once a build has loaded its wiki shares hundreds of MB with it, and each
     page either of them then writes to is copied: listing an edit build's diagnostics in a
-    process forked beside the render saved nothing at 10,000 articles. Forked before the wiki
+    process forked beside the render saved nothing in a big wiki. Forked before the wiki
     is loaded, it shares little. Calls are pickled to it (module-level functions, plain data),
     each with its length, as is each result: the processes this one forks later hold the
     pipes' ends too, so the end of a pipe is no sign that a message is all there. Without
@@ -119,7 +119,7 @@ class Standby:
         os.close(results)
         self._pid, self._orders, self._results = pid, os.fdopen(order_end, "wb"), os.fdopen(result_end, "rb")
 
-    def __enter__(self) -> Standby:
+    def __enter__(self) -> ForkedHelper:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -139,7 +139,7 @@ class Standby:
     def result(self) -> Result:
         """The call's result. A call that failed there, or whose process died, is made again here,
         where what it raises is raised as itself (a missing folder is an error message, not another
-        process's traceback): a standby's calls are reads, and writes made whole again."""
+        process's traceback): a forked helper's calls are reads, and writes made whole again."""
         (function, args), self._call = self._call, None
         if self._pid is not None:
             payload = _received(self._results)
@@ -175,7 +175,7 @@ class Standby:
 
 
 def _serve(orders: int, results: int) -> None:
-    """The standby process: make each call its parent sends, and send back its outcome, until the orders end."""
+    """The forked helper process: make each call its parent sends, and send back its outcome, until the orders end."""
     with os.fdopen(orders, "rb") as calls, os.fdopen(results, "wb") as outcomes:
         while (call := _received(calls)) is not None:
             _send(outcomes, _outcome(lambda: _made(call)))

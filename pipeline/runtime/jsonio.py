@@ -1,7 +1,7 @@
 """JSON in and out of the store: compact, UTF-8, and fast.
 
-Every job input, result and frontmatter crosses SQLite as JSON text, some
-200,000 documents in a cold build of a 10,000-article wiki. orjson encodes
+Every job input, result and frontmatter crosses SQLite as JSON text, many
+documents for each article in a cold build. orjson encodes
 and decodes them several times faster than the standard library. It refuses
 what JSON cannot say exactly (non-string keys, integers beyond 64 bits); for
 those, and for text an older version stored with the standard library

@@ -7,8 +7,8 @@
   are too fragmented to reuse. The trim returns the free pages.
 - `sync_filesystem`: Linux's `syncfs`, every file written on one filesystem on disk
   in one call. Syncing a batch of new files one `fsync` at a time costs a journal
-  commit each (at 10,000 articles, 12,000 edit events: 8.8 s of each worker's
-  cold build against 2.2 s).
+  commit each (with many edit events, most of
+  each worker's cold build).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A read-only mapping pickled in shards, each unpickled the first time one of its keys is asked for.
 
 A pass's index kept between builds (KEEP) is unpickled by every build that
-plans in its world, whole: the link index of a 10,000-article wiki (13,000
-pages in five lookup tables) took 70-90 ms of each edit build, whose one
+plans in its read set, whole: the link index of a big wiki (a page per
+article in five lookup tables) was a large part of each edit build, whose one
 edited article's select then asks it for a few dozen keys. An index pickles
 its big dicts as `Sharded` (`Sharded.of`): one comes back as its shards'
 bytes, and a key's lookup unpickles only the shard the key falls in (by a
@@ -13,8 +13,8 @@ Keys are strings. A Sharded iterates its shards in turn: not in the order the
 dict it was made of was filled. It is never changed in place: an index that
 changes (patched after a title change) holds each as an `Overlay`, the keys it
 set or removed over the Sharded, which is pickled again as a Sharded sharing
-the bytes of every shard no changed key falls in (at 10k, the link index's
-7 MB took 92 ms to pickle whole, and copying it into dicts to patch 75 ms).
+the bytes of every shard no changed key falls in (pickling a big link index
+whole, or copying it into dicts to patch, cost an edit build much more).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pickle
 import zlib
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, MutableMapping
 
-SHARDS = 256  # a few dozen lookups of a 13,000-key table unpickle about a tenth of it
+SHARDS = 256  # a few dozen lookups of a big wiki's table unpickle a small part of it
 _MISSING = object()
 
 

@@ -18,7 +18,7 @@ from pipeline.site.writer import in_output, previous_files
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
-SEEDS = "page-seeds.pickle"  # in the state folder: what each page takes of its results (page_summaries.py)
+PAGE_SUMMARIES = "page-seeds.pickle"  # in the state folder: what each page takes of its results (page_summaries.py)
 COMPILED_TEMPLATES = "templates-compiled"  # in the state folder: Jinja's compiled templates, for the next build
 BUNDLE = "pagefind"  # in the output folder: every search shard's bundle, the UI and the loader (search.py)
 LOADER = "shards.js"

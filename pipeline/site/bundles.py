@@ -5,9 +5,9 @@ names its fragments (one a page), index chunks and metadata by digests of
 their contents, and leaves alone the files already there, which saves it
 writing most of them again. It never deletes one, so without pruning every
 edit left the old fragment of its page, the index chunks it changed and the
-old metadata behind, in the published site, for good: three edits of one
-page of the real wiki's 292-page English shard left 3 fragments, 15 chunks
-and 3 metadata files its index no longer read (+57% on its index folder).
+old metadata behind, in the published site, for good: a few edits of one
+page of the real wiki left its English shard's index folder half as big
+again with files its index no longer read.
 
 What the index names is read from its entry (`pagefind-entry.json`: each
 language's metadata file) and that metadata (gzip, holding the names of the

@@ -18,14 +18,14 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from pipeline.content.article import Article
 from pipeline.content.facts import Change
-from pipeline.incremental.page_summaries import Seed, Seeds, seed_keys, seed_of
+from pipeline.incremental.page_summaries import PageSummary, PageSummaries, summary_keys, summary_of
 from pipeline.passes.base import Wiki
 from pipeline.runtime import records
 from pipeline.urls import history_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
-SEED_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its seed (page_summaries.py)
+SEED_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its page summary (page_summaries.py)
 
 
 class PageBody:
@@ -61,8 +61,8 @@ class PageBody:
 
 
 class Link(NamedTuple):
-    """A link to a page as lists show it. A named tuple: an edit build at 10k makes 55,000 (its page's, its
-    categories', its translations'), and a frozen dataclass took three times as long to make each."""
+    """A link to a page as lists show it. A named tuple: an edit build makes several an article (its page's, its
+    categories', its translations'), and a frozen dataclass took much longer to make each."""
 
     title: str
     url: str
@@ -73,15 +73,15 @@ class Backlinks:
     """Every article's "What links here": the articles linking to it, by title, found when asked.
 
     An edit build renders a few pages and asks for their lists only: each is found by
-    looking through every article's links, in C (a few milliseconds at 10,000 articles),
-    where indexing all of them (100,000 links) takes a tenth of a second. After `SCANS`
+    looking through every article's links, in C (quick even in a big wiki),
+    where indexing all of them takes many times longer. After `SCANS`
     lists, or when told every page will ask (`index`), the rest come from that index.
     """
 
     SCANS = 8
 
-    def __init__(self, articles: list[Article], links: dict[int, Link], seeds: dict[int, Seed]) -> None:
-        self.articles, self.links, self.seeds = articles, links, seeds
+    def __init__(self, articles: list[Article], links: dict[int, Link], summaries: dict[int, PageSummary]) -> None:
+        self.articles, self.links, self.summaries = articles, links, summaries
         self.asked = 0
         self.indexed: dict[str, list[Link]] | None = None
         self.lists: list[list[str]] | None = None  # the articles' `linked`, in their order, once scanned
@@ -93,16 +93,16 @@ class Backlinks:
         if self.indexed is not None:
             return self.indexed.get(path, [])
         if self.lists is None:  # each article's links, in order, once: each scan then runs in C
-            self.lists = [self.seeds[a.capture_id].linked for a in self.articles]
+            self.lists = [self.summaries[a.capture_id].linked for a in self.articles]
         found = compress(self.articles, map(operator.contains, self.lists, repeat(path)))
         return sorted((self.links[a.capture_id] for a in found if a.path != path), key=_title_order)
 
     def index(self) -> None:
         """Index every article's list now (before a render forks: once, not in each process)."""
         if self.indexed is None:
-            self.indexed = _backlinks(self.articles, self.links, self.seeds)
-            # The index is all it needs now: every seed (with its red links, aliases, ...) can go.
-            self.articles, self.links, self.seeds, self.lists = [], {}, {}, None
+            self.indexed = _backlinks(self.articles, self.links, self.summaries)
+            # The index is all it needs now: every page summary (with its red links, aliases, ...) can go.
+            self.articles, self.links, self.summaries, self.lists = [], {}, {}, None
 
 
 class LinksHere:
@@ -189,11 +189,11 @@ class Model:
     broken: list[tuple[Link, str]]  # (linking page, target) of every red link
     backlinks: Backlinks  # each page's `backlinks` reads it
     conflicts: list[str] = field(default_factory=list)  # pages that lost their URL to another
-    # The digest of every article's path and what other pages show of its seed (page_digests.py; None: not known).
-    seeds_digest: str | None = None
-    seed_keys: dict[str, str | None] = field(default_factory=dict)  # article path -> its seed's key (page_summaries.py)
-    # Article path -> (its seed in the last build, or None: not known; its seed now), for the seeds that changed.
-    replaced: dict[str, tuple[Seed | None, Seed]] = field(default_factory=dict)
+    # The digest of every article's path and what other pages show of its page summary (page_digests.py; None: not known).
+    summaries_digest: str | None = None
+    summary_keys: dict[str, str | None] = field(default_factory=dict)  # article path -> its page summary's key (page_summaries.py)
+    # Article path -> (its page summary in the last build, or None: not known; its page summary now), for the page summaries that changed.
+    replaced: dict[str, tuple[PageSummary | None, PageSummary]] = field(default_factory=dict)
 
     def by_path(self) -> dict[str, ArticlePage]:
         return {page.path: page for page in self.articles}
@@ -206,26 +206,26 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
 
 
 def build_model(
-    wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None = None, last_keys: dict | None = None,
+    wiki: Wiki, log: list[Change], versions: dict[str, int], summaries: PageSummaries | None = None, last_keys: dict | None = None,
 ) -> Model:
-    """The model of `wiki`; `seeds` (the last build's, see page_summaries.py) gets the seeds this one used.
+    """The model of `wiki`; `summaries` (the last build's, see page_summaries.py) gets the page summaries this one used.
 
-    `last_keys` (article path -> seed key, of the last build's pages) names the seeds that changed.
+    `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed.
     """
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
-    seeds = Seeds() if seeds is None else seeds
+    summaries = PageSummaries() if summaries is None else summaries
     results = [wiki.results.get(name, {}) for name in SEED_PASSES]
     articles = [a for a in wiki.articles if a.capture_id in metadata]
     ids = [a.capture_id for a in articles]
-    in_order = _seed_keys(results, ids)
-    seeded = seeds.take(in_order, lambda at: _seed(ids[at], results))  # in the articles' order
-    made = dict(zip(ids, seeded))
+    in_order = _summary_keys(results, ids)
+    summarized = summaries.take(in_order, lambda at: _summary(ids[at], results))  # in the articles' order
+    made = dict(zip(ids, summarized))
     paths = [a.path for a in articles]
     keys = dict(zip(paths, in_order))
-    replaced = _replaced(paths, in_order, seeded, seeds, last_keys or {})
+    replaced = _replaced(paths, in_order, summarized, summaries, last_keys or {})
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
-    links = dict(zip(ids, _links_to(seeded)))
+    links = dict(zip(ids, _links_to(summarized)))
     backlinks = Backlinks(articles, links, made)
     broken = [(links[a.capture_id], target) for a in articles for target in made[a.capture_id].broken]
     last_seen = dict(map(operator.itemgetter(0, 1), log))  # path -> the time of its newest change (path, time, ...)
@@ -247,15 +247,15 @@ def build_model(
     _link_translations(pages, links)
     langs = languages_of(wiki, {page.lang for page in pages})
     return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts,
-                 _seeds_digest(paths, seeded), keys, replaced)  # fmt: skip
+                 _summaries_digest(paths, summarized), keys, replaced)  # fmt: skip
 
 
-def _replaced(paths: list[str], keys: list[str | None], now: list[Seed], seeds: Seeds, last_keys: dict) -> dict:
-    """path -> (the last build's seed, or None when unknown; the seed now) of the articles (`paths`, with the key
-    and seed of each now) whose seed key changed: found comparing the keys, then looked up for those only."""
+def _replaced(paths: list[str], keys: list[str | None], now: list[PageSummary], summaries: PageSummaries, last_keys: dict) -> dict:
+    """path -> (the last build's page summary, or None when unknown; the page summary now) of the articles (`paths`, with the key
+    and page summary of each now) whose page summary key changed: found comparing the keys, then looked up for those only."""
     last = list(map(last_keys.get, paths))
     changed = [key is None or key != old for key, old in zip(keys, last)]
-    return {path: (seeds.known.get(old), seed) for path, old, seed in compress(zip(paths, last, now), changed)}
+    return {path: (summaries.known.get(old), summary) for path, old, summary in compress(zip(paths, last, now), changed)}
 
 
 def _shown(wiki: Wiki, versions: dict[str, int], articles: list[Article]) -> dict:
@@ -268,22 +268,22 @@ def _shown(wiki: Wiki, versions: dict[str, int], articles: list[Article]) -> dic
     return {None: [(name, version) for name, version, _ in shown], **passes}
 
 
-def _seeds_digest(paths: list[str], seeds: list[Seed]) -> str:
-    """What the pages share of every article's seed, with its path (the articles' `paths` and `seeds`, in order)."""
-    shared = map(operator.attrgetter("shared"), seeds)
+def _summaries_digest(paths: list[str], summaries: list[PageSummary]) -> str:
+    """What the pages share of every article's page summary, with its path (the articles' `paths` and `summaries`, in order)."""
+    shared = map(operator.attrgetter("shared"), summaries)
     return hashlib.sha256("\n".join(map("{}:{}".format, paths, shared)).encode()).hexdigest()
 
 
-def _seed(capture_id: int, results: list) -> Seed:
-    """The article's seed, made of its SEED_PASSES outputs."""
-    return seed_of(*(_read_once(outputs, capture_id) for outputs in results))
+def _summary(capture_id: int, results: list) -> PageSummary:
+    """The article's page summary, made of its SEED_PASSES outputs."""
+    return summary_of(*(_read_once(outputs, capture_id) for outputs in results))
 
 
-def _seed_keys(results: list, ids: list[int]) -> list[str | None]:
+def _summary_keys(results: list, ids: list[int]) -> list[str | None]:
     """The digests of the results of each capture of `ids` (`-`: none), as one key; None when one is held as
     plain data (tests). StoredOutputs know a result's digest without reading it."""
     held = [outputs if hasattr(outputs, "digest") else None for outputs in results]  # StoredOutputs, else None
-    keys = seed_keys(zip(*(_digests(stored, ids) for stored in held)))
+    keys = summary_keys(zip(*(_digests(stored, ids) for stored in held)))
     plain = [outputs for stored, outputs in zip(held, results) if stored is None and outputs]
     if plain:
         keys = [None if any(cid in outputs for outputs in plain) else key for cid, key in zip(ids, keys)]
@@ -298,21 +298,21 @@ def _digests(stored, ids: list[int]) -> list[str]:
     return [facts[jobs[cid]][0] if cid in jobs else "-" for cid in ids]
 
 
-def _links_to(seeds: Iterable[Seed]) -> Iterator[Link]:
-    """The link to each seed's page (made in C: one for each of 13,000 articles at 10k)."""
-    return records.made(Link, map(operator.attrgetter("title", "url", "lang"), seeds))
+def _links_to(summaries: Iterable[PageSummary]) -> Iterator[Link]:
+    """The link to each page summary's page (made in C: one for each article)."""
+    return records.made(Link, map(operator.attrgetter("title", "url", "lang"), summaries))
 
 
-def _page(article: Article, seed: Seed, url: str, body: PageBody, passes: list, backlinks: LinksHere,
+def _page(article: Article, summary: PageSummary, url: str, body: PageBody, passes: list, backlinks: LinksHere,
           updated: str | None) -> ArticlePage:  # fmt: skip
     """`passes`: (pass, version) of each result the page shows. Its body is decoded if it is rendered.
 
-    The fields in their order, not by name: 13,000 pages made with seventeen keywords took 75 ms at 10k,
-    against 35. The seed's lists are the page's (neither changes them)."""
+    The fields in their order, not by name: pages made with seventeen keywords took twice as long.
+    The page summary's lists are the page's (neither changes them)."""
     return ArticlePage(
-        article.path, article.capture_id, seed.lang, url, seed.title, seed.short_description, body, backlinks,
-        seed.aliases, seed.categories, seed.outdated, updated, article.sha256, passes,  # the fields without defaults
-        seed.draft, [], seed.pair_paths, [],  # draft, translations, pair_paths, categories
+        article.path, article.capture_id, summary.lang, url, summary.title, summary.short_description, body, backlinks,
+        summary.aliases, summary.categories, summary.outdated, updated, article.sha256, passes,  # the fields without defaults
+        summary.draft, [], summary.pair_paths, [],  # draft, translations, pair_paths, categories
     )  # fmt: skip
 
 
@@ -322,7 +322,7 @@ class _Bodies:
     def __init__(self, wiki: Wiki) -> None:
         self.options = wiki.options
         self.html, self.citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
-        self.named = [_identity(outputs) for outputs in (self.html, self.citations)]  # asked of each of 13,000 pages
+        self.named = [_identity(outputs) for outputs in (self.html, self.citations)]  # asked of each page
         self.present = self.html.keys()  # whose `in` calls no Python method
 
     def of(self, article: Article) -> PageBody:
@@ -342,7 +342,7 @@ class _Bodies:
 
 
 def _read_once(outputs, capture_id: int) -> dict | None:
-    """A result a page or seed is made of, decoded; a stored one is not held once read (each is read once)."""
+    """A result a page or page summary is made of, decoded; a stored one is not held once read (each is read once)."""
     if capture_id not in outputs:
         return None
     read = getattr(outputs, "read_once", None)  # StoredOutputs; plain results (tests) are read as they are
@@ -361,19 +361,20 @@ def fallback_html(article: Article, options: dict) -> dict:
     from pipeline.markdown import make_parser
 
     base = (options.get("base_url") or "/").rstrip("/") + "/"
-    md = make_parser(raw_html=bool(options.get("raw_html")), base_url=base, default_language=options["default_language"])
+    md = make_parser(raw_html=bool(options.get("raw_html")), base_url=base, default_language=options["default_language"],
+                     markdown=options.get("markdown", ""))
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}
 
 
-def _backlinks(articles: list[Article], links: dict[int, Link], seeds: dict[int, Seed]) -> dict[str, list[Link]]:
+def _backlinks(articles: list[Article], links: dict[int, Link], summaries: dict[int, PageSummary]) -> dict[str, list[Link]]:
     """target path -> the articles linking to it, by title."""
     found: dict[str, dict[str, Link]] = {}
     # Sources taken in title order (stable: ties as they come) fill each target's dict already sorted.
     for article in sorted(articles, key=lambda a: _title_order(links[a.capture_id])):
         source, path = links[article.capture_id], article.path
-        for target in seeds[article.capture_id].linked:
+        for target in summaries[article.capture_id].linked:
             if target != path:
-                sources = found.get(target)  # not setdefault: it would make a dict for each of 100,000 links
+                sources = found.get(target)  # not setdefault: it would make a dict for each link
                 if sources is None:
                     found[target] = sources = {}
                 sources[path] = source

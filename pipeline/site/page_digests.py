@@ -1,16 +1,16 @@
 """What the pages of a build were made of, kept for the next: so an edit renders its own pages only.
 
 An article's page and its history page show three kinds of things: what
-its seed says (title, URL, categories, translations: page_summaries.py), what
-other articles' seeds say (its backlinks, its translations' titles) and
+its page summary says (title, URL, categories, translations: page_summaries.py), what
+other articles' page summaries say (its backlinks, its translations' titles) and
 what is the article's own (its capture, html and citations results, when
-it changed, its revisions, and the one part of its seed no other page
+it changed, its revisions, and the one part of its page summary no other page
 shows: its outdated-translation banner). Every wiki page but the home pages
-and the lists of changes is made of seeds, data files and settings alone
+and the lists of changes is made of page summaries, data files and settings alone
 (a list of pages shows each one's title and URL).
 
 So a build digests the first two kinds once for the whole site (`shared`:
-every article's path and what other pages show of its seed, the data
+every article's path and what other pages show of its page summary, the data
 files, the languages, each language's navigation and settings, the
 theme, the code), and names the third per article (`own`: by what
 identifies what it is made of, where it can). When `shared` is the last build's, the pages that
@@ -19,16 +19,16 @@ of changes, and the sitemap, whose only article-owned part is the day each
 page last changed: the render step renders those and keeps every other
 file of the last build as it is, without planning or digesting its pages.
 
-When only seeds changed (`base`, the rest of `shared`, is the last
+When only page summaries changed (`base`, the rest of `shared`, is the last
 build's), and only in what keeps every page where it was and every list of
 pages as long (a title, a short description, links: not a slug, language,
 draft mark, alias, category or translation), the pages that can differ
-besides are those showing a changed seed: the article's own, the pages its
+besides are those showing a changed page summary: the article's own, the pages its
 links reach, before or after ("What links here"), its translations' (their
 language switcher) and the wiki pages (lists of titles, red links), unless
 all that changed is which articles its links reach, which no list shows. The
-last build's seed of each page is found by its key (`seeds`). A new
-article (seeds changing as above besides) shows on its own pages, those its
+last build's page summary of each page is found by its key (`summaries`). A new
+article (page summaries changing as above besides) shows on its own pages, those its
 links reach, its translations', the wiki pages and the sitemap: every page
 is planned (the sitemap and the redirects list them all), those pages
 rendered, and every other article's two kept as the last build left them.
@@ -56,13 +56,13 @@ OWN_LENGTH = 32  # hex digits of an own digest kept: 128 bits
 class SiteState:
     """`shared`: the digest of what every page may show of the whole wiki (None: not known, nothing is patched).
     `own`: article path -> its sitemap day and the name of what only its pages show (`_own`), as `day|name`.
-    `base`: `shared` without the seeds; `seeds`: article path -> its seed's key (page_summaries.py; empty: not
+    `base`: `shared` without the page summaries; `summaries`: article path -> its page summary's key (page_summaries.py; empty: not
     known)."""
 
     shared: str | None = None
     own: dict[str, str] = field(default_factory=dict)
     base: str | None = None
-    seeds: dict[str, str] = field(default_factory=dict)
+    summaries: dict[str, str] = field(default_factory=dict)
     pages: int = 0  # the counts of the build that rendered this state
     redirects: int = 0
 
@@ -70,44 +70,44 @@ class SiteState:
 def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) -> SiteState:
     """The state of the pages `model` makes; `salts` is each language's digest of navigation, settings and theme."""
     shared = base = None
-    if model.seeds_digest is not None:  # the code too: pages are made by the whole package (URLs, slugs, Markdown)
+    if model.summaries_digest is not None:  # the code too: pages are made by the whole package (URLs, slugs, Markdown)
         base = digest((code_digest(), model.default_language, model.languages, model.data, salts))
-        shared = digest((base, model.seeds_digest))
-    keys = model.seed_keys
+        shared = digest((base, model.summaries_digest))
+    keys = model.summary_keys
     own = {page.path: f"{(page.updated or '')[:10]}|{_own(page, histories.get(page.path, ()), keys.get(page.path))}"
            for page in model.articles}  # fmt: skip
-    seeds = keys if None not in keys.values() else {}
-    return SiteState(shared, own, base, seeds)
+    summaries = keys if None not in keys.values() else {}
+    return SiteState(shared, own, base, summaries)
 
 
-def _own(page: ArticlePage, revisions: list, seed_key: str | None) -> str:
+def _own(page: ArticlePage, revisions: list, summary_key: str | None) -> str:
     """What an article's page and history page show that no other page may: its capture, its body (its html and
     citations results), when it changed, the results it names, its outdated banner and its revisions.
 
-    Where its results are stored (and so its seed has a key), named without digesting any of it: by its bytes'
+    Where its results are stored (and so its page summary has a key), named without digesting any of it: by its bytes'
     hash (not its capture's id: a state database made anew numbers its captures from 1 again), the jobs of its
-    body, which never change, its seed's key (the outdated banner is the seed's), how many results it has, and
-    how many revisions and the newest one's time (a path's revisions only grow, and show the seed's title).
-    At 10k, digesting each page's took 80-115 ms of an edit build, naming it 50-95. Else (plain data) digested.
+    body, which never change, its page summary's key (the outdated banner is the page summary's), how many results it has, and
+    how many revisions and the newest one's time (a path's revisions only grow, and show the page summary's title).
+    Digesting each page's took an edit build longer than naming it. Else (plain data) digested.
     """
     identity = page.body.identity
-    if seed_key is not None and type(identity) is list and all(type(part) is list or part is None for part in identity):
+    if summary_key is not None and type(identity) is list and all(type(part) is list or part is None for part in identity):
         html, citations = identity  # each [store, job], or None: no result
         jobs = f"{html[1] if html else '-'}:{citations[1] if citations else '-'}"
         newest = revisions[0].time if revisions else ""  # (a store made anew has captured every file again since)
-        return f"{page.capture[:16]}:{jobs}:{seed_key}:{page.updated}:{len(page.passes)}:{len(revisions)}:{newest}"
+        return f"{page.capture[:16]}:{jobs}:{summary_key}:{page.updated}:{len(page.passes)}:{len(revisions)}:{newest}"
     # The revisions as plain tuples, the JSON they are written as: orjson writes a named tuple through a Python call.
     material = (page.capture, identity, page.updated, page.passes, page.outdated, list(map(tuple, revisions)))
     return digest(material)[:OWN_LENGTH]
 
 
-def kept_state(record: dict) -> SiteState | None:
+def recorded_state(record: dict) -> SiteState | None:
     """The state a build recorded (its fields), or None when the record is not one (another version's, broken)."""
     try:
         state = SiteState(**record)
     except TypeError:
         return None
-    well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.seeds, dict)
+    well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.summaries, dict)
     return state if well_formed and isinstance(state.pages, int) and isinstance(state.redirects, int) else None
 
 
@@ -116,13 +116,13 @@ class Patch:
     """What a build plans again, keeping the last build's other files as they are."""
 
     articles: set[str]  # the articles whose page and history page are rendered
-    lists: bool  # every wiki page (a seed changed: lists show titles and red links), else those showing own parts
+    lists: bool  # every wiki page (a page summary changed: lists show titles and red links), else those showing own parts
     every: bool = False  # every page planned (articles were added), the other articles' kept as they are
 
 
 def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
     """What changed since `last`; None when every page must be rendered again: no last state, a shared part
-    changed beyond seeds that keep every page in place, or, no article added, a changed article's sitemap
+    changed beyond page summaries that keep every page in place, or, no article added, a changed article's sitemap
     day did (the sitemap lists all pages, and is made again when one is)."""
     if last is None or now.shared is None:
         return None
@@ -130,7 +130,7 @@ def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
     shown = set()
     lists = False
     if last.shared != now.shared:
-        showing = _showing_changed_seeds(last, now, model, added)
+        showing = _showing_changed_summaries(last, now, model, added)
         if showing is None:
             return None
         shown, lists = showing
@@ -140,21 +140,21 @@ def patch(last: SiteState | None, now: SiteState, model: Model) -> Patch | None:
     return Patch(changed | shown, lists or bool(added), every=bool(added))
 
 
-# What a changed seed must keep for every page to stay where it is and every list of pages as long.
+# What a changed page summary must keep for every page to stay where it is and every list of pages as long.
 PLACING = ("slug", "lang", "draft", "aliases", "categories", "pair_paths")
-# What of a seed no list of pages shows: the pages its links reach (their "What links here" does), and the
+# What of a page summary no list of pages shows: the pages its links reach (their "What links here" does), and the
 # banner of its own page.
 UNLISTED = {"linked": (), "outdated": None, "shared": ""}
 
 
-def _showing_changed_seeds(
+def _showing_changed_summaries(
     last: SiteState, now: SiteState, model: Model, added: set[str]
 ) -> tuple[set[str], bool] | None:
-    """The articles whose pages show a seed that changed, and whether the lists of pages (titles, red links)
-    may show one too, when only seeds changed and none moved a page, or articles were `added` (their seeds
+    """The articles whose pages show a page summary that changed, and whether the lists of pages (titles, red links)
+    may show one too, when only page summaries changed and none moved a page, or articles were `added` (their page summaries
     have no last one). A link made or unmade to an article that exists changes no list: only the pages it
     reaches, before and after."""
-    if now.base is None or last.base != now.base or not last.own.keys() <= now.own.keys() or not last.seeds:
+    if now.base is None or last.base != now.base or not last.own.keys() <= now.own.keys() or not last.summaries:
         return None
     changed = [(path, old, new) for path, (old, new) in model.replaced.items() if old is None or old.shared != new.shared]
     if any(path not in added and (old is None or [getattr(old, f) for f in PLACING] != [getattr(new, f) for f in PLACING])
@@ -182,7 +182,7 @@ def _showing_changed_seeds(
 
 def digest(material) -> str:
     """sha256 of `material` as orjson writes it: dataclasses field by field, in order, and a
-    lazy field as its identity (2.5x faster than pickling a page record). What orjson cannot
+    lazy field as its identity (faster than pickling a page record). What orjson cannot
     write is pickled, in fast mode so that equal values give equal bytes. Page records hold
     no sets, whose order could vary between runs."""
     try:

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Callable
 
 from pipeline.config import Config
 from pipeline.content.facts import Change
-from pipeline.incremental.page_summaries import Seeds, load_seeds, save_seeds
+from pipeline.incremental.page_summaries import PageSummaries, load_summaries, save_summaries
 from pipeline.passes.base import Wiki
-from pipeline.runtime.lifespan import leave
+from pipeline.runtime.lifespan import keep_until_exit
 from pipeline.site import (
-    COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, SEEDS, SiteReport, normalize_base, search_pending,
+    COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, PAGE_SUMMARIES, SiteReport, normalize_base, search_pending,
 )  # fmt: skip
 from pipeline.site.model import Model, build_model
-from pipeline.site.page_digests import digest, kept_state
+from pipeline.site.page_digests import digest, recorded_state
 from pipeline.site.render import Previous, Settings, environment, page_file, render_files
 from pipeline.site.shards import Shard, shards_of
 from pipeline.site.theme import theme_digest
@@ -26,21 +26,21 @@ if TYPE_CHECKING:
 def render_site(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
     tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
-    written: Callable[[], None] = lambda: None, seeds: Seeds | None = None, search_later: BackgroundIndex | None = None,
+    written: Callable[[], None] = lambda: None, summaries: PageSummaries | None = None, search_later: BackgroundIndex | None = None,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
 
     `intact`: every file of the last build is known to be in the output folder (the build
     looked, beside capture), so a page whose inputs are unchanged is not looked for again.
     `written` is called once the pages are in place, before the search index is rebuilt
-    (the preview reloads then: at 10,000 articles the index takes longer than the build).
-    `seeds`: the page seeds of the last build, when the caller keeps them (see `model_of`).
+    (the preview reloads then: in a big wiki the index takes longer than the build).
+    `summaries`: the page summaries of the last build, when the caller keeps them (see `model_of`).
     `search_later` (the preview's): the search index is built in the background, not before returning.
     """
     manifest = config.state_dir / MANIFEST
     keys, state = previous_keys(manifest, config.out_dir)
-    last = kept_state(state) if intact else None
-    model = model_of(config, wiki, log, versions, seeds, last.seeds if last else {})
+    last = recorded_state(state) if intact else None
+    model = model_of(config, wiki, log, versions, summaries, last.summaries if last else {})
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
     compiled = config.state_dir / COMPILED_TEMPLATES
     compiled.mkdir(exist_ok=True)
@@ -59,7 +59,7 @@ def render_site(
     written()
     if search_pending(config):
         _index(config, model, report, search_later, workers)
-    leave(model, rendered, previous, writer)  # a command line's exit drops them (40-100 ms to free at 10k)
+    keep_until_exit(model, rendered, previous, writer)  # a command line's exit drops them (see `lifespan`)
     return report
 
 
@@ -99,20 +99,20 @@ def _index(
 
 
 def model_of(
-    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], seeds: Seeds | None, last_keys: dict,
+    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], summaries: PageSummaries | None, last_keys: dict,
 ) -> Model:
-    """The model of `wiki`, made with the page seeds of the last build, which this build's replace.
+    """The model of `wiki`, made with the page summaries of the last build, which this build's replace.
 
-    `seeds` is a caller's that outlives the build (`serve`): its `known` are the last build's (none: read
-    from the state folder), and its `used` this one's. Without it the seeds are read from the state
-    folder and let go once the model is made (at 10,000 articles, 100,000 paths not held while rendering).
-    `last_keys` (article path -> seed key, of the last build's pages) names the seeds that changed.
+    `summaries` is a caller's that outlives the build (`serve`): its `known` are the last build's (none: read
+    from the state folder), and its `used` this one's. Without it the page summaries are read from the state
+    folder and let go once the model is made (the paths they link to are not held while rendering).
+    `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed.
     """
-    kept = config.state_dir / SEEDS
-    seeds = Seeds() if seeds is None else seeds
-    if not seeds.known:
-        seeds.known = load_seeds(kept).known
-    model = build_model(wiki, log, versions, seeds, last_keys)
-    if seeds.changed or not kept.exists():
-        save_seeds(kept, seeds)
+    kept = config.state_dir / PAGE_SUMMARIES
+    summaries = PageSummaries() if summaries is None else summaries
+    if not summaries.known:
+        summaries.known = load_summaries(kept).known
+    model = build_model(wiki, log, versions, summaries, last_keys)
+    if summaries.changed or not kept.exists():
+        save_summaries(kept, summaries)
     return model

@@ -30,7 +30,7 @@ from pipeline.urls import home_url, href, special_url
 
 SPECIALS = ("categories", "all", "wanted", "recent")
 # The wiki pages that show an article's own parts (its revisions), planned after any edit. The lists of pages
-# (all pages, a category's) show each page's title and URL (`Link`s): a seed's, planned when seeds change.
+# (all pages, a category's) show each page's title and URL (`Link`s): a page summary's, planned when page summaries change.
 PATCHED = ("home", "recent")
 
 
@@ -38,7 +38,7 @@ def environment(templates_dir: Path | None, base_url: str, compiled: Path | None
     """Jinja2 with autoescape on; the wiki's templates first, then the built-in theme.
 
     `compiled`: a folder where templates compiled by one build are kept for the next (Jinja checks
-    each against its source): compiling the theme took 0.06 s of every build. See `_compiled_cache`.
+    each against its source): compiling the theme was a noticeable part of every build. See `_compiled_cache`.
     """
     root = builtin_root()
 
@@ -135,7 +135,7 @@ def render_files(
 
     Article and history pages whose inputs are those of the file already in
     the output folder are not rendered again (`writer` gets None for them).
-    When only some articles' own parts changed, or seeds that keep every page in
+    When only some articles' own parts changed, or page summaries that keep every page in
     place (`state.patch`), only their pages, those showing them and the lists
     are planned; the writer keeps the rest of the last build's files. When
     articles were added, every page is planned, but only those pages rendered:
@@ -230,7 +230,7 @@ def plan_pages(model: Model, revisions: list, histories: dict[str, list], only: 
     """Every HTML page of the site: articles, their histories, and each language's wiki pages.
 
     With `only`: its articles' pages, and the wiki pages that show what is an article's own
-    (PATCHED), or all of them when seeds changed, as a build planning only those needs.
+    (PATCHED), or all of them when page summaries changed, as a build planning only those needs.
     """
     categories = wiki_pages.categories(model)  # first: it gives each article its category links
     planned = []
@@ -282,7 +282,7 @@ def _language_pages(model: Model, categories, wanted, recent, kinds: tuple[str, 
 
 
 def _all_pages(model: Model, lang: str) -> list[Link]:
-    """The language's pages by title, as links: what the list shows of each is its seed's (its title and URL)."""
+    """The language's pages by title, as links: what the list shows of each is its page summary's (its title and URL)."""
     listing = [Link(page.title, page.url, lang) for page in model.articles if page.lang == lang]
     return sorted(listing, key=lambda link: link.title.casefold())
 

@@ -58,7 +58,7 @@ def pagefind(site: Path, bundle: Path) -> list[str]:
 @functools.cache
 def _pagefind_binary() -> tuple[str, ...]:
     """The binary `pagefind[bin]` ships, run directly: through `python -m pagefind` each run
-    started a Python first (0.2 s, once per shard). Without it, `python -m pagefind` says what is missing."""
+    started a Python first (once per shard). Without it, `python -m pagefind` says what is missing."""
     try:
         import pagefind_bin
 
@@ -80,7 +80,7 @@ def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> 
     """Index the shards whose pages changed since they were indexed, `workers` at a time; None when all
     are, else one line saying why not. `run` runs one Pagefind (None: stopped, and nothing more is done).
 
-    Pagefind keeps about one core busy (64 s of wall time, 68 s of CPU over a whole 10k site), so
+    Pagefind keeps about one core busy (its CPU time is close to its wall time), so
     shards run side by side on a machine of more.
     """
     run = run or _run_to_end
@@ -298,8 +298,8 @@ def _seed(bundle: Path, fresh: Path) -> None:
     """Start `fresh` with the files of `bundle`'s subfolders (fragments, index chunks), linked, not copied.
 
     Pagefind leaves alone the files of an index that are already there (their names are digests
-    of their contents), and writing all 13,000 fragments of a 10k wiki anew took it 24 s instead
-    of 14. The files at the top of the bundle (its entry, scripts, metadata) are left out: Pagefind
+    of their contents), and writing all the fragments of a big wiki anew took it much longer.
+    The files at the top of the bundle (its entry, scripts, metadata) are left out: Pagefind
     writes them, so each one there after the run is that run's (`bundle_check`).
     """
     if not bundle.is_dir():

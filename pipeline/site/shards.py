@@ -1,7 +1,7 @@
 """The search index in shards: which article pages each Pagefind bundle holds, and which are out of date.
 
-Pagefind makes one index of every page it is given, and takes about 3 ms a
-page here whether or not a page changed: over a 10,000-article site, 64 s
+Pagefind makes one index of every page it is given, and takes as long for a
+page here whether or not a page changed: over a big site, a long wait
 after every edit. So a language's article pages are split into shards by a
 hash of their file (at most `SHARD_PAGES` a shard, in a power of two of
 shards, at most `MAX_SHARDS`), each its

@@ -1,4 +1,4 @@
-"""The drain: leases event files from `queue/`, appends them to the corpus, settles them.
+"""The drain: leases event files from `queue/`, appends them to the corpus, finishes them.
 
 One file's way: rename `queue/x` to `queue-in-flight/x` (the lease: only one
 drain can win that rename) -> read and validate -> append to the corpus unless
@@ -90,7 +90,7 @@ class Heartbeat:
             if path is not None:
                 try:
                     os.utime(path)
-                except FileNotFoundError:  # settled (or taken back) meanwhile
+                except FileNotFoundError:  # finished (or taken back) meanwhile
                     pass
 
 
@@ -172,33 +172,33 @@ class Drainer:
         target = self.spool.queue / (spool_name.retried() if count_attempt else spool_name).filename
         try:
             rename(self.spool.in_flight / name, target, "requeue")
-        except FileNotFoundError:  # settled or requeued by another drain meanwhile
+        except FileNotFoundError:  # finished or requeued by another drain meanwhile
             return False
         return True
 
     def _deliver(self, name: str) -> bool:
-        held = self.spool.in_flight / name
+        leased_path = self.spool.in_flight / name
         try:
             os.utime(self.spool.queue / name)  # the rename keeps the mtime, which dates the lease
             with faults.around("lease.rename"):
-                os.rename(self.spool.queue / name, held)
+                os.rename(self.spool.queue / name, leased_path)
         except FileNotFoundError:  # another drain won this file
             return False
-        self._heartbeat.watch(held)
+        self._heartbeat.watch(leased_path)
         try:
-            self._settle(name, held)
+            self._finish(name, leased_path)
         finally:
             self._heartbeat.watch(None)
         return True
 
-    def _settle(self, name: str, held: Path) -> None:
+    def _finish(self, name: str, leased_path: Path) -> None:
         attempts = SpoolName.parse(name).attempts
         if attempts >= self.options.max_attempts:
             self._poison(name, f"used up its retries: {attempts} deliveries did not finish")
             return
         try:
             with faults.around("event.open"):
-                handle = open(held, "rb")
+                handle = open(leased_path, "rb")
             with handle:
                 event = decode(handle.read())
         except FileNotFoundError:

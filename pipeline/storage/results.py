@@ -121,16 +121,16 @@ class StoredOutputs(Mapping):
     """One pass's results (capture id -> output), read from the store and decoded when used.
 
     A build knows every result by its digest (`result_digests`) and reads an output only
-    when something uses it: an edit build of 10,000 articles uses the outputs of three
-    passes of eight. Decoded, the results of a 10,000-article wiki weigh four times their
-    JSON (about 270 MB against 66 MB) and are millions of objects, so an output is held
+    when something uses it: an edit build uses the outputs of three
+    passes of eight. Decoded, the results of a big wiki weigh several times their
+    JSON and are millions of objects, so an output is held
     as its JSON and decoded at each read (microseconds): callers never share one
     another's. Lazy fields come back as a `StoredField`.
 
     Held as columns, not an object per result: `jobs` (capture id -> the job of its result),
     `facts` (job id -> (digest, reports), of these jobs and maybe others) and `texts` (job id
     -> output JSON read so far), the last two shared by every pass of a build. An edit build
-    of 10,000 articles knows 104,000 results and made an object for each: 0.12 s.
+    knows every result (one per pass and article), and an object for each cost it noticeably.
     """
 
     ONE_BY_ONE = 32  # outputs read one at a time before the rest of the pass's are read at once
@@ -160,7 +160,7 @@ class StoredOutputs(Mapping):
 
     def read_once(self, capture_id: int) -> dict:
         """The output, decoded, without holding its JSON: for a reader that uses each output once
-        (a page: the html and citations outputs of a 10k wiki are 26 MB of JSON)."""
+        (a page: the html and citations outputs of a big wiki are tens of megabytes of JSON)."""
         job_id = self.jobs[capture_id]
         text = self.texts.get(job_id)
         if text is None:
@@ -195,7 +195,7 @@ class StoredOutputs(Mapping):
 
     def identities(self) -> Callable[[int], list | None]:
         """capture id -> its result as a digest names it, without reading it: its store and job (a job's result
-        never changes), or None without a result. One function, called for each of 13,000 pages at 10k."""
+        never changes), or None without a result. One function, called for each page."""
         db, jobs = self.db, self.jobs
         return lambda capture_id: [db, jobs[capture_id]] if capture_id in jobs else None
 

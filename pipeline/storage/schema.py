@@ -156,7 +156,7 @@ SCHEMA_V3 = """
     CREATE INDEX captures_identity ON captures (id, sha256, kind);
 """
 
-# v4: the last plan of each pass version, for the planner to lend to the next (job_reuse.py). A cache,
+# v4: the last plan of each pass version, for the planner to pass on to the next (job_reuse.py). A cache,
 # like file_stats: rows are replaced freely, and losing them only costs one full plan.
 SCHEMA_V4 = """
     CREATE TABLE plan_worlds (
@@ -190,8 +190,8 @@ SCHEMA_V5 = (
     + _immutable("result_fields")
 )
 
-# v6: what a pass's selects build from its world alone (its KEEP memos: the link index), kept with
-# the world they were built in, so that a build in the same world loads them. A cache, like plan_memo.
+# v6: what a pass's selects build from its read set alone (its KEEP memos: the link index), kept with
+# the read set they were built in, so that a build in the same read set loads them. A cache, like plan_memo.
 SCHEMA_V6 = """
     CREATE TABLE kept_memos (
         pass_name TEXT NOT NULL,
@@ -220,9 +220,9 @@ SCHEMA_V7 = (
 )
 
 # v8: every column of a capture an Article holds but its bytes, in a covering index. A capture's
-# bytes (7 KB for a 1,000-word article) overflow its table page and come before its frontmatter,
-# so reading the frontmatter of a row walked its overflow pages: loading the 13,000 articles of a
-# big wiki read 93 MB through the table, and reads 6 MB through this index (twice as fast).
+# bytes (an article's text is often bigger than a table page) overflow it and come before its frontmatter,
+# so reading the frontmatter of a row walked its overflow pages: loading the articles of a
+# big wiki read all their bytes through the table, and reads only their fields through this index.
 SCHEMA_V8 = """
     CREATE INDEX captures_fields ON captures (id, path, sha256, size, decode_error, frontmatter,
         frontmatter_error, frontmatter_error_line, body_line, lang, slug);
@@ -249,8 +249,8 @@ SCHEMA_V10 = """
 """
 
 # v11: the diagnostics of each result that reports some, apart from its output: a build lists every
-# diagnostic, and at 10k articles with mention suggestions, decoding the 10,000 mentions outputs for
-# them took half a second of an edit build. Results from before v11 get theirs here, where SQLite reads
+# diagnostic, and in a big wiki with mention suggestions, decoding every mentions output for
+# them was a large part of an edit build. Results from before v11 get theirs here, where SQLite reads
 # their JSON; the few it cannot (an older version's `NaN`) are read from their output when reported.
 SCHEMA_V11 = (
     f"""
@@ -268,7 +268,7 @@ SCHEMA_V11 = (
 
 # v12: the plan memo packed (job_reuse.py): a row per plan that added entries to a pass version's memo,
 # its entries as JSON columns with their results' digests, instead of a row per capture. Reading and
-# joining 13,000 rows a pass (104,000 at 10k articles) took a third of a second of every edit build.
+# joining a row per article and pass was a large part of every edit build.
 # A cache still; the rows of v4 are packed here, a part per pass version (their digests unknown: the
 # next plan looks them up and packs them in), so the first build after the upgrade plans no more.
 SCHEMA_V12 = """
@@ -287,8 +287,8 @@ SCHEMA_V12 = """
     ALTER TABLE plan_memo_packed RENAME TO plan_memo;
 """
 
-# v13: what a world is made of, and what each memo entry's select read of it (job_reuse.py), so that a
-# pass whose world changed in its results alone selects again only for the articles that read the change.
+# v13: what a read set is made of, and what each memo entry's select read of it (job_reuse.py), so that a
+# pass whose read set changed in its results alone selects again only for the articles that read the change.
 SCHEMA_V13 = """
     ALTER TABLE plan_worlds ADD COLUMN parts TEXT;   -- JSON: part name -> digest (NULL: planned before v13)
     ALTER TABLE plan_memo ADD COLUMN touched BLOB;   -- JSON: [[capture id, [keys]], ...] (the pass's TOUCHES)

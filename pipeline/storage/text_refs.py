@@ -1,4 +1,4 @@
-"""Text held in the store once, and referred to, not copied, by the results built on it.
+"""Text stored once, and referred to, not copied, by the results built on it.
 
 The links pass stores an article's HTML with its links left as numbered
 holes (`NUL number NUL`: markdown-it turns every NUL of its input into
@@ -22,9 +22,9 @@ class StoredText(str):
     source: tuple[int, str]
 
     def __new__(cls, text: str, source: tuple[int, str]) -> "StoredText":
-        held = super().__new__(cls, text)
-        held.source = (source[0], source[1])
-        return held
+        text = super().__new__(cls, text)
+        text.source = (source[0], source[1])
+        return text
 
     def as_json(self) -> dict:
         return {STORED: list(self.source)}
@@ -36,9 +36,9 @@ class Filled(str):
     recipe: list
 
     def __new__(cls, text: str, recipe: list) -> "Filled":
-        held = super().__new__(cls, text)
-        held.recipe = recipe
-        return held
+        text = super().__new__(cls, text)
+        text.recipe = recipe
+        return text
 
     def as_json(self) -> dict:
         return {FILLED: self.recipe}

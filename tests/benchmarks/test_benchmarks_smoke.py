@@ -4,6 +4,8 @@ import os
 import re
 import sys
 
+import pytest
+
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -13,6 +15,8 @@ import generate  # noqa: E402
 import preview  # noqa: E402
 import queue_throughput  # noqa: E402
 import run  # noqa: E402
+
+pytestmark = pytest.mark.slow  # a whole wiki built: outside the fast tier
 
 
 def test_generator_makes_the_wiki_it_describes(tmp_path):

@@ -1,10 +1,13 @@
 """`pipeline check` on the real bilingual wiki: its real problems, and no false ones."""
 
+import pytest
 import json
 from collections import Counter
 
 from conftest import folder_hashes
 from pipeline.cli import main
+
+pytestmark = pytest.mark.slow  # a whole wiki built: outside the fast tier
 
 EXPECTED = {
     "broken-link": 9,  # dead relative Markdown links, e.g. (governance/architecture-decisions)

@@ -174,14 +174,14 @@ def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_co
 
 
 def _left_behind():
-    """A value a step of a build is done with, left (`lifespan.leave`); returned as the step would drop it."""
+    """A value a step of a build is done with, left (`lifespan.keep_until_exit`); returned as the step would drop it."""
     from pipeline.runtime import lifespan
 
     class Model:
         pass
 
     model = Model()
-    lifespan.leave(model)
+    lifespan.keep_until_exit(model)
     return model
 
 

@@ -79,12 +79,12 @@ def _apply(config, files: dict, changes: dict) -> None:
             target.write_text(text)
 
 
-def _assert_full_plan(config, lent, tmp_path) -> None:
+def _assert_full_plan(config, reused, tmp_path) -> None:
     """Plan a copy of the store from scratch: the same jobs (none to create), the same results."""
     shutil.rmtree(tmp_path / "check", ignore_errors=True)
     full = build(without_shortcuts(config, tmp_path / "check"), workers=1, reuse=False)
     assert full.process.created_jobs == []
-    assert _plain(results_by_path(full)) == _plain(results_by_path(lent))
+    assert _plain(results_by_path(full)) == _plain(results_by_path(reused))
 
 
 def _plain(results: dict) -> dict:
@@ -102,8 +102,8 @@ def test_every_plan_lent_across_a_changed_world_is_the_full_plan(make_wiki, tmp_
     build(config, workers=1)
     for _ in range(12):
         _apply(config, files, _edit(files, draw))
-        lent = build(config, workers=1)
-        _assert_full_plan(config, lent, tmp_path)
+        reused = build(config, workers=1)
+        _assert_full_plan(config, reused, tmp_path)
 
 
 def test_a_title_change_selects_again_only_where_links_or_names_read_it(make_wiki, monkeypatch):
@@ -144,9 +144,9 @@ def test_links_that_find_a_page_only_later_by_path_file_or_redirect(make_wiki, t
     for number, path in enumerate(("g/new.md", "f/new.es.md", "g/later.md", "g/_index.md")):  # each answers a link
         (config.content_dir / path).write_text(f"---\ntitle: Page {number}\n---\nText.\n")
         calls.clear()
-        lent = build(config, workers=1)
+        reused = build(config, workers=1)
         assert sorted(calls) == ["f/a.md", path]
-        _assert_full_plan(config, lent, tmp_path)
+        _assert_full_plan(config, reused, tmp_path)
 
 
 def test_a_removal_that_no_select_reads_still_lends_the_next_change_across(make_wiki, monkeypatch):
@@ -184,7 +184,7 @@ def test_a_world_recorded_before_its_parts_were_selects_everything_once(make_wik
     for title in ("Page Three", "Page Tres"):
         calls.clear()
         (config.content_dir / "p3.md").write_text(f"---\ntitle: {title}\n---\nSee [[p4]].\n")
-        lent = build(config, workers=1)
+        reused = build(config, workers=1)
         selected = sorted(calls)
-        _assert_full_plan(config, lent, tmp_path)
+        _assert_full_plan(config, reused, tmp_path)
         assert len(selected) == (6 if title == "Page Three" else 2)  # then only p3 and p2, which links to it

@@ -39,13 +39,13 @@ def test_an_edit_derives_the_claim_of_the_edited_capture_alone(make_wiki, monkey
     assert sorted(derived) == sorted(FILES)
     derived.clear()
     (config.content_dir / "b.es.md").write_text(FILES["b.es.md"].replace("paired_with: b.md", "paired_with: a.md"))
-    lent = build(config, workers=1)
+    reused = build(config, workers=1)
     assert derived == ["b.es.md"]
     assert sorted(claim for claim in _kept_claims(config).values() if claim[0]) == [("a.md", None), ("a.md", None)]
     # What the pairing pass made of the kept claims is what it makes of claims derived from nothing.
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
-    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(lent)
+    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(reused)
     assert len(derived) == 1 + len(FILES)
 
 

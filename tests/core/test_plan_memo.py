@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from pipeline.build import Warm, build
+from pipeline.build import BuildCache, build
 from pipeline.incremental import code_digest, job_reuse
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.storage.store import open_store
@@ -50,29 +50,29 @@ def test_a_lent_plan_is_the_full_plan_when_siblings_pair_by_suffix(make_wiki):
 
 
 def test_plans_lent_from_a_kept_cache_are_full_plans_too(make_wiki):
-    warm = Warm()  # as `serve` keeps it: the memos of one build serve the next
-    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS, lambda step: warm)
+    build_cache = BuildCache()  # as `serve` keeps it: the memos of one build serve the next
+    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS, lambda step: build_cache)
 
 
 def test_a_kept_cache_is_not_used_in_a_world_another_process_planned_in_since(make_wiki):
     # The other process keeps nothing: it changes worlds (c's heading, which a links to; b's title), then the
     # kept one edits a body in them, where a's links must be resolved in the new world, not lent from the old.
-    warm = Warm()
+    build_cache = BuildCache()
     steps = [STEPS[3], {"b.md": FILES["b.md"].replace("Beta text", "Beta's text")}, STEPS[2], STEPS[1]]
-    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), steps, lambda step: warm if step % 2 else None)
+    _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), steps, lambda step: build_cache if step % 2 else None)
 
 
 def test_a_kept_cache_reads_no_memo_from_the_store_again(make_wiki, monkeypatch):
     import pipeline.build as build_module
 
-    config, warm, statements = make_wiki(FILES, search=False), Warm(), []
+    config, build_cache, statements = make_wiki(FILES, search=False), BuildCache(), []
     opened = build_module.open_store
     monkeypatch.setattr(build_module, "open_store", lambda path: _traced(opened(path), statements))
-    build(config, workers=1, warm=warm)
-    for text, kept in (("Beta and more.", warm), ("Beta, again.", None)):
+    build(config, workers=1, build_cache=build_cache)
+    for text, kept in (("Beta and more.", build_cache), ("Beta, again.", None)):
         (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", text))
         statements.clear()
-        build(config, workers=1, warm=kept)
+        build(config, workers=1, build_cache=kept)
         read = [sql for sql in statements if sql.startswith("SELECT") and "FROM plan_memo" in sql]
         assert (read == []) == (kept is not None), read  # without the cache, the same build reads them
 
@@ -123,9 +123,9 @@ def test_a_memo_holds_one_digest_of_what_each_article_reads_for_itself_however_m
     conn = open_store(config.state_db)
     (part,) = conn.execute("SELECT entries FROM plan_memo WHERE pass_name = 'html'").fetchone()
     conn.close()
-    owns = json.loads(part)[1]  # html reads seven parts for itself: joined, they were 454 characters an article
-    assert len(html.READS_OWN) == 7 and len(owns) == 4
-    assert all(re.fullmatch("[0-9a-f]{64}", own) for own in owns) and len(set(owns)) == 4
+    own_digests = json.loads(part)[1]  # html reads seven parts for itself: joined, they were 454 characters an article
+    assert len(html.READS_OWN) == 7 and len(own_digests) == 4
+    assert all(re.fullmatch("[0-9a-f]{64}", own) for own in own_digests) and len(set(own_digests)) == 4
 
 
 def test_a_memo_is_packed_into_one_part_again(make_wiki, monkeypatch):
@@ -160,19 +160,19 @@ def _traced(conn, statements: list):
     return conn
 
 
-def _assert_lent_plans_are_full_plans(config, steps, warm_for=lambda step: None):
-    build(config, workers=1, warm=warm_for(-1))
+def _assert_lent_plans_are_full_plans(config, steps, build_cache_for=lambda step: None):
+    build(config, workers=1, build_cache=build_cache_for(-1))
     for step, changes in enumerate(steps):
         for path, text in changes.items():
             if text is None:
                 (config.content_dir / path).unlink()
             else:
                 (config.content_dir / path).write_text(text)
-        lent = build(config, workers=1, warm=warm_for(step))
+        reused = build(config, workers=1, build_cache=build_cache_for(step))
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
     assert full.process.created_jobs == []
-    assert results_by_path(full) == results_by_path(lent)
+    assert results_by_path(full) == results_by_path(reused)
 
 
 def test_a_body_edit_selects_again_only_for_the_edited_article(make_wiki, monkeypatch):
@@ -271,24 +271,24 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
 def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki, monkeypatch):
     from pipeline.jobs import plan
 
-    config, warm = make_wiki(FILES, search=False), Warm()
-    build(config, workers=1, warm=warm)
+    config, build_cache = make_wiki(FILES, search=False), BuildCache()
+    build(config, workers=1, build_cache=build_cache)
     (config.content_dir / "a.md").write_text(FILES["a.md"].replace("Beta.", "Beta, edited."))
-    save = plan._Lent.save
+    save = plan._Reused.save
 
     def failing(self, *args):  # the memo is written, then the transaction fails (a full disk, Ctrl-C)
         save(self, *args)
         raise OSError("no space left on device")
 
     with monkeypatch.context() as patch:
-        patch.setattr(plan._Lent, "save", failing)
+        patch.setattr(plan._Reused, "save", failing)
         with pytest.raises(OSError):
-            build(config, workers=1, warm=warm)
+            build(config, workers=1, build_cache=build_cache)
     (config.content_dir / "b.md").write_text(FILES["b.md"].replace("Beta text", "Beta's text"))
-    lent = build(config, workers=1, warm=warm)  # new jobs take the ids the rolled-back ones had
+    reused = build(config, workers=1, build_cache=build_cache)  # new jobs take the ids the rolled-back ones had
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
-    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(lent)
+    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(reused)
 
 
 def test_what_articles_read_for_themselves_is_found_for_all_of_them_at_once(make_wiki, monkeypatch):

@@ -261,7 +261,7 @@ def test_jobs_a_standby_died_holding_are_worked_here_at_once(make_wiki, monkeypa
 
     from pipeline.jobs import worker
 
-    monkeypatch.setattr(worker, "_work_beside", _dies_beside)
+    monkeypatch.setattr(worker, "_work_in_helper", _dies_beside)
     config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
     cold = build(config, workers=2)  # small rounds: each given to the standby, which dies holding the first
     (config.content_dir / "a.md").write_text("# A\n\nLinks [[b]] twice: [[b]].\n")

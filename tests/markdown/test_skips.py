@@ -29,6 +29,7 @@ def test_a_parse_without_the_key_notes_nothing():
     assert skipped({}, tokens[1]) is None and skipped(env, tokens[1]) == [(0, 6)]
 
 
+@pytest.mark.slow
 def test_the_real_wiki_gives_the_same_pieces_either_way(pointsav):
     checked = 0
     for path in sorted(pointsav.rglob("*.md")):

@@ -234,6 +234,7 @@ def test_narrowed_indexes_find_what_whole_ones_find(monkeypatch):
     assert sum(len(out["suggestions"]) for out in narrowed.values()) > 100
 
 
+@pytest.mark.slow
 def test_narrowed_indexes_find_what_whole_ones_find_in_the_real_wiki(pointsav, monkeypatch):
     files = {p.relative_to(pointsav).as_posix(): p.read_bytes() for p in sorted(pointsav.rglob("*.md"))}
     narrowed, whole = _narrowed_and_whole(files, monkeypatch)

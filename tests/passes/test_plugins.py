@@ -91,4 +91,4 @@ def test_a_declared_pass_that_does_not_import_is_named(packages, tmp_path):
 
     install(packages, "first_pass", value="no_such_module")
     with pytest.raises(PassLoadError, match="no_such_module"):
-        load_passes(kept_in=tmp_path / "state")
+        load_passes(cached_in=tmp_path / "state")

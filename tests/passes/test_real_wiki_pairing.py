@@ -14,6 +14,8 @@ from pipeline.inline import run_inline
 from pipeline.passes import citations, metadata, pairing
 from pipeline.passes.registry import spec_of
 
+pytestmark = pytest.mark.slow  # a whole wiki built: outside the fast tier
+
 SECURITY_WITHOUT_SPANISH = [
     "capability-based-security", "crypto-attestation", "cryptographic-ledgers", "data-sovereignty-telemetry",
     "diode-standard", "five-stage-supply-chain", "identity-ledger-schema-design", "machine-based-auth",

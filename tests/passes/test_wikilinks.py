@@ -6,6 +6,7 @@ import hashlib
 import subprocess
 import time
 
+import pytest
 import yaml
 
 from pipeline.inline import run_inline
@@ -148,6 +149,7 @@ def test_select_slice_changes_only_with_what_the_article_links_to():
     assert renamed["c.md"] != before["c.md"]  # [[d#x]] now points at no heading
 
 
+@pytest.mark.slow
 def test_real_wiki(pointsav):
     files = {
         p.relative_to(pointsav).as_posix(): p.read_bytes()

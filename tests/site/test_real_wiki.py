@@ -10,6 +10,8 @@ import pytest
 from pipeline.cli import main
 from tests.conftest import POINTSAV
 
+pytestmark = pytest.mark.slow  # a whole wiki built: outside the fast tier
+
 # Pinned from a build of tests/corpora/pointsav-wiki; a change means the site or the corpus changed.
 ARTICLES = 569
 CATEGORY_PAGES = {"en": 14, "es": 14}  # the 13 of categories.yaml, and `root`, which articles use undeclared

@@ -188,7 +188,7 @@ def test_a_short_lived_process_leaves_the_site_model_to_its_exit_and_a_long_live
     try:
         lifespan.short_lived()
         build_site(config)
-        [model] = [value for values in lifespan._held for value in values if isinstance(value, Model)]
+        [model] = [value for values in lifespan._until_exit for value in values if isinstance(value, Model)]
         left = weakref.ref(model)
         del model
         assert left() is not None and "beta.md" in {page.path for page in left().articles}  # held: the exit drops it

@@ -17,10 +17,12 @@ import shutil
 
 import pytest
 
-from pipeline.build import Warm, build
+from pipeline.build import BuildCache, build
 from pipeline.config import Config
 from tests.conftest import folder_hashes
 from tests.site.helpers import without_shortcuts
+
+pytestmark = pytest.mark.slow  # a whole wiki built: outside the fast tier
 
 THREE_RING = "architecture/three-ring-architecture.md"
 OVERVIEW = "architecture/pointsav-overview.md"
@@ -79,7 +81,7 @@ def wiki(tmp_path_factory):
 
 
 def test_every_incremental_build_gives_the_site_of_a_full_build(wiki, tmp_path):
-    warm = Warm()  # as the preview keeps it, for every other step: the steps between are a command line's
+    build_cache = BuildCache()  # as the preview keeps it, for every other step: the steps between are a command line's
     files = {p.relative_to(wiki.content_dir).as_posix(): p.read_text(encoding="utf-8")
              for p in wiki.content_dir.rglob("*") if p.is_file() and p.suffix in (".md", ".yaml")}  # fmt: skip
     for number, (change, edit) in enumerate(STEPS):
@@ -91,7 +93,7 @@ def test_every_incremental_build_gives_the_site_of_a_full_build(wiki, tmp_path):
             else:
                 path.write_text(text, encoding="utf-8")
                 files[rel] = text
-        incremental = build(wiki, workers=2, site=True, warm=warm if number % 2 else None)
+        incremental = build(wiki, workers=2, site=True, build_cache=build_cache if number % 2 else None)
         full_config = without_shortcuts(wiki, tmp_path / f"full-{number}")
         full = build(full_config, workers=1, site=True, reuse=False)
         assert full.process.created_jobs == [], f"after {change}: the incremental build missed jobs"

@@ -7,8 +7,8 @@ from helpers import SITE, build_site
 
 from pipeline.build import passes_for
 from pipeline.content.facts import gather
-from pipeline.incremental.page_summaries import CODE, Seed, Seeds, load_seeds, save_seeds, seed_of
-from pipeline.site import SEEDS
+from pipeline.incremental.page_summaries import CODE, PageSummary, PageSummaries, load_summaries, save_summaries, summary_of
+from pipeline.site import PAGE_SUMMARIES
 from pipeline.site import model as site_model
 from pipeline.site.model import build_model
 from pipeline.site.page_digests import digest
@@ -24,7 +24,7 @@ def _edited(make_wiki, monkeypatch, edits: dict[str, str]):
     config = make_wiki(SITE)
     build_site(config)
     made = []
-    monkeypatch.setattr(site_model, "seed_of", lambda *outputs: made.append(outputs) or seed_of(*outputs))
+    monkeypatch.setattr(site_model, "summary_of", lambda *outputs: made.append(outputs) or summary_of(*outputs))
     for path, text in edits.items():
         (config.content_dir / path).write_text(text)
     return config, build_site(config), made
@@ -40,7 +40,7 @@ def test_a_model_from_the_kept_seeds_is_the_model_from_the_outputs(make_wiki, mo
     wiki, conn = report.process.wiki, open_store(config.state_db)
     log, versions = gather(conn, config.content_dir).log, {spec.name: spec.version for spec in passes_for(config)}
     conn.close()
-    kept = build_model(wiki, log, versions, load_seeds(config.state_dir / SEEDS))
+    kept = build_model(wiki, log, versions, load_summaries(config.state_dir / PAGE_SUMMARIES))
     assert _model_digest(kept) == _model_digest(build_model(wiki, log, versions))  # every seed made anew
     beta = kept.by_path()["beta.md"]
     assert [link.title for link in kept.by_path()["evil.md"].backlinks] == ["Beta"]
@@ -54,53 +54,53 @@ def test_a_build_makes_no_seed_it_kept(make_wiki, monkeypatch):
     assert report.site.written and made == []  # a body edit leaves the three results as they were
 
 
-SEED = Seed("T", "t", "en", "t/", None, ["A"], ["c"], False, ["x.md"], ["gone"], [], {"status": "current"})
+SEED = PageSummary("T", "t", "en", "t/", None, ["A"], ["c"], False, ["x.md"], ["gone"], [], {"status": "current"})
 
 
 def test_kept_seeds_load_back_and_other_code_or_a_broken_file_loads_none(tmp_path):
-    path = tmp_path / SEEDS
+    path = tmp_path / PAGE_SUMMARIES
     path.with_suffix(".json").write_text("{}")  # an earlier version's file
-    seeds = Seeds()
-    assert seeds.take(["k"], lambda at: SEED) == [SEED]
-    assert seeds.changed
-    save_seeds(path, seeds)
+    summaries = PageSummaries()
+    assert summaries.take(["k"], lambda at: SEED) == [SEED]
+    assert summaries.changed
+    save_summaries(path, summaries)
     assert not path.with_suffix(".json").exists()
-    loaded = load_seeds(path)
+    loaded = load_summaries(path)
     assert loaded.known == {"k": SEED} and loaded.take(["k"], lambda at: None) == [SEED] and not loaded.changed
     fields = [[value] for value in SEED]
     path.write_bytes(pickle.dumps({"code": "other" + CODE, "keys": ["k"], "fields": fields}))
-    assert load_seeds(path).known == {}
+    assert load_summaries(path).known == {}
     for broken in (b"{", pickle.dumps([]), pickle.dumps({"code": CODE, "keys": ["k"], "fields": [["T"]]})):
         path.write_bytes(broken)
-        assert load_seeds(path).known == {}
-    assert load_seeds(tmp_path / "missing.json").known == {}
+        assert load_summaries(path).known == {}
+    assert load_summaries(tmp_path / "missing.json").known == {}
 
 
 def test_kept_seeds_read_back_each_string_they_share_as_one(tmp_path):
-    path = tmp_path / SEEDS
-    seeds = Seeds()
+    path = tmp_path / PAGE_SUMMARIES
+    summaries = PageSummaries()
     made = lambda: "".join(["guides/", "setup.md"])  # noqa: E731 (a new string each time)
     one, two = (SEED._replace(linked=[made()], pair_paths=[made()]) for _ in "12")
     assert one.linked[0] is not two.linked[0]  # equal, made apart (as two results' JSON gives them)
-    seeds.take(["k1", "k2"], [one, two].__getitem__)
-    save_seeds(path, seeds)
-    known = load_seeds(path).known
+    summaries.take(["k1", "k2"], [one, two].__getitem__)
+    save_summaries(path, summaries)
+    known = load_summaries(path).known
     assert known == {"k1": one, "k2": two}
     assert known["k1"].linked[0] is known["k2"].linked[0] is known["k2"].pair_paths[0]  # written once, read once
 
 
 def test_outputs_known_by_no_digest_make_their_seed_each_time():
-    seeds, made = Seeds({"k": SEED}), []
+    summaries, made = PageSummaries({"k": SEED}), []
     other = SEED._replace(title="U")
     # Made for each key unknown (once for a key met twice), each time for no key; found for a known key.
-    taken = seeds.take([None, "k", "new", None, "new"], lambda at: made.append(at) or (SEED if at == 0 else other))
+    taken = summaries.take([None, "k", "new", None, "new"], lambda at: made.append(at) or (SEED if at == 0 else other))
     assert taken == [SEED, SEED, other, other, other] and made == [0, 2, 3]
-    assert seeds.used == {"k": SEED, "new": other}
+    assert summaries.used == {"k": SEED, "new": other}
 
 
 def test_what_other_pages_show_of_a_seed_leaves_out_its_outdated_banner():
     outputs = ({"title": "T", "slug": "t", "lang": "es", "url": "es/t/"}, None, {"translations": [{"path": "t.md"}], "outdated": None})
-    seed = seed_of(*outputs)
-    lagging = seed_of(*outputs[:2], {**outputs[2], "outdated": {"source_path": "t.md", "message": "lags"}})
-    retitled = seed_of({**outputs[0], "title": "U"}, *outputs[1:])
-    assert seed.shared == lagging.shared and seed.shared != retitled.shared and len(seed.shared) == 32
+    summary = summary_of(*outputs)
+    lagging = summary_of(*outputs[:2], {**outputs[2], "outdated": {"source_path": "t.md", "message": "lags"}})
+    retitled = summary_of({**outputs[0], "title": "U"}, *outputs[1:])
+    assert summary.shared == lagging.shared and summary.shared != retitled.shared and len(summary.shared) == 32

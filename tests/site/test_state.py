@@ -12,7 +12,7 @@ from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
 from pipeline.site import publish, render
 from pipeline.site.model import build_model
-from pipeline.site.page_digests import SiteState, kept_state, patch, site_state
+from pipeline.site.page_digests import SiteState, recorded_state, patch, site_state
 from pipeline.site.pages import Revision
 from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
 
@@ -260,6 +260,6 @@ def test_an_articles_own_part_is_its_day_revisions_and_updated_time_and_the_shar
 
 def test_a_kept_state_that_is_not_one_is_not_used():
     state = SiteState("shared", {"a.md": "2026-11-30|1"}, pages=3, redirects=1)
-    assert kept_state({"shared": "shared", "own": {"a.md": "2026-11-30|1"}, "pages": 3, "redirects": 1}) == state
+    assert recorded_state({"shared": "shared", "own": {"a.md": "2026-11-30|1"}, "pages": 3, "redirects": 1}) == state
     for broken in ({}, {"shared": None, "own": {}}, {"shared": "s", "own": []}, {"shared": "s", "own": {}, "extra": 1}):
-        assert kept_state(broken) is None
+        assert recorded_state(broken) is None

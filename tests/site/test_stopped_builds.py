@@ -20,7 +20,7 @@ import importlib
 
 import pytest
 
-from pipeline.build import Warm, build
+from pipeline.build import BuildCache, build
 from pipeline.storage.store import open_store
 from tests.conftest import folder_hashes
 from tests.site.helpers import SITE, site, without_shortcuts  # noqa: F401 (the `site` fixture)
@@ -30,14 +30,14 @@ STOPS = [
     ("pipeline.content.capture", "_file_capture", 2, "after"),  # inside capture's transaction
     ("pipeline.build", "capture_content", 1, "after"),
     ("pipeline.build", "plan_round", 1, "after"),
-    ("pipeline.jobs.plan", "_Lent.save", 1, "after"),  # inside the plan's transaction, which is rolled back
+    ("pipeline.jobs.plan", "_Reused.save", 1, "after"),  # inside the plan's transaction, which is rolled back
     ("pipeline.build", "plan_round", 2, "after"),
     ("pipeline.jobs.worker", "Worker.process", 3, "after"),
     ("pipeline.jobs.worker", "enqueue_all", 1, "after"),  # a batch's edit events sent, its jobs not yet done
     ("pipeline.jobs.worker", "finish", 1, "before"),
     ("pipeline.jobs.worker", "finish", 1, "after"),
     ("pipeline.build", "load_results", 2, "after"),
-    ("pipeline.site.publish", "save_seeds", 1, "after"),
+    ("pipeline.site.publish", "save_summaries", 1, "after"),
     ("pipeline.site.writer", "SiteWriter.put", 4, "after"),
     ("pipeline.site.writer", "SiteWriter.finish", 1, "before"),
     ("pipeline.build", "save_last", 1, "before"),
@@ -50,8 +50,8 @@ def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp
     config, _ = site
     config = dataclasses.replace(config, search=False)
     # The preview keeps what it read from build to build, and goes on when one fails (here: an error, not Ctrl-C).
-    warm, stop = (Warm(), OSError) if kept else (None, KeyboardInterrupt)
-    build(config, workers=1, site=True, warm=warm)
+    build_cache, stop = (BuildCache(), OSError) if kept else (None, KeyboardInterrupt)
+    build(config, workers=1, site=True, build_cache=build_cache)
     alpha = config.content_dir / "alpha.md"
     alpha.write_text(SITE["alpha.md"].replace("title: Alpha", "title: Omega"), encoding="utf-8")
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
@@ -60,9 +60,9 @@ def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp
     with monkeypatch.context() as patch:
         _stop(patch, module, name, call, when, stop)
         with pytest.raises(stop):
-            build(config, workers=1, site=True, warm=warm)
+            build(config, workers=1, site=True, build_cache=build_cache)
     alpha.write_text(SITE["alpha.md"], encoding="utf-8")
-    finished = build(config, workers=1, site=True, warm=warm)
+    finished = build(config, workers=1, site=True, build_cache=build_cache)
     full_config = without_shortcuts(config, tmp_path / "full")
     full = build(full_config, workers=1, site=True, reuse=False)
     assert full.process.created_jobs == [] and finished.process.failures == []

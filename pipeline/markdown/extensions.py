@@ -1,0 +1,237 @@
+"""The table of Markdown extensions: each wiki syntax a markdown-it-py plugin, enabled by name.
+
+The built-in table (`BUILTIN`) holds the wiki's syntaxes in the order their
+rules go in. A wiki changes it with the `markdown:` list of `wiki.yaml`: an
+item is a name, a one-key mapping of a name to its options, or a name
+mapped to `false` to turn off a built-in that is on by default. A name is a
+built-in's, an installed package's (entry point group `pipeline.markdown`),
+or a module (a dotted name or a `.py` path) whose `EXTENSION` is a
+`MarkdownExtension`.
+
+The resolved table (names, versions, options) is one canonical text, the
+`markdown` option passes read (`setting`): it is part of the fingerprint of
+every job that parses Markdown, so changing the list re-runs exactly those
+jobs. The default table is the empty text, so a wiki that changes nothing
+keeps the job identities it always had.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from pipeline.errors import ConfigError
+
+if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
+    from markdown_it import MarkdownIt
+
+ENTRY_POINT_GROUP = "pipeline.markdown"
+
+
+@dataclass(frozen=True)
+class MarkdownExtension:
+    """One syntax: `plugin(md, **options)` installs its rules on a MarkdownIt.
+
+    Bump `version` whenever the same text may parse or render differently: the jobs that parse
+    Markdown then run again. `defaults` names every option it takes (others are refused).
+    `required`: the passes read what it makes, so a wiki cannot turn it off.
+    """
+
+    name: str
+    plugin: Callable[..., None]
+    version: int = 1
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    enabled_by_default: bool = False
+    required: bool = False
+
+
+def _core_rules(*names: str) -> Callable[[MarkdownIt], None]:
+    def enable(md: MarkdownIt) -> None:
+        md.enable(list(names))
+
+    return enable
+
+
+def _footnotes(md: MarkdownIt) -> None:
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    footnote_plugin(md)
+
+
+def _tasklists(md: MarkdownIt) -> None:
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    tasklists_plugin(md)
+
+
+def _wikilinks(md: MarkdownIt) -> None:
+    from pipeline.markdown.wikilinks import wikilinks_plugin
+
+    wikilinks_plugin(md, **md.options["site"])  # where the site is published, and its default language
+
+
+def _heading_ids(md: MarkdownIt) -> None:
+    from pipeline.markdown.headings import heading_ids_plugin
+
+    heading_ids_plugin(md)
+
+
+def _limits(md: MarkdownIt) -> None:
+    from pipeline.markdown.limits import limits_plugin
+
+    limits_plugin(md)  # last of the built-ins: it counts what the link rules (wikilinks too) make
+
+
+BUILTIN: dict[str, MarkdownExtension] = {ext.name: ext for ext in (
+    MarkdownExtension("tables", _core_rules("table"), enabled_by_default=True),
+    MarkdownExtension("strikethrough", _core_rules("strikethrough"), enabled_by_default=True),
+    MarkdownExtension("footnotes", _footnotes, enabled_by_default=True, required=True),
+    MarkdownExtension("tasklists", _tasklists, enabled_by_default=True),
+    MarkdownExtension("wikilinks", _wikilinks, enabled_by_default=True, required=True),
+    MarkdownExtension("heading_ids", _heading_ids, enabled_by_default=True, required=True),
+    MarkdownExtension("limits", _limits, enabled_by_default=True, required=True),
+)}  # fmt: skip
+
+Enabled = tuple[MarkdownExtension, dict]  # an extension and its options
+
+
+def declared_extensions() -> dict[str, MarkdownExtension]:
+    """name -> extension, for each entry point of the group `pipeline.markdown` (loaded: a
+    MarkdownExtension, or a plain plugin function taking no options)."""
+    import importlib.metadata  # only when a wiki names an extension that is neither built in nor a module
+
+    found = {}
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = entry.load()
+        except Exception as exc:  # an installed package's code: one line naming it
+            raise ConfigError(f"markdown: entry point {entry.name!r} cannot be loaded: {exc}") from None
+        found[entry.name] = _as_extension(loaded, entry.name, f"entry point {entry.name!r}")
+    return found
+
+
+def _as_extension(value, name: str, where: str) -> MarkdownExtension:
+    if isinstance(value, MarkdownExtension):
+        return value
+    if callable(value):
+        return MarkdownExtension(name, value)
+    raise ConfigError(f"markdown: {where} is neither a MarkdownExtension nor a plugin function")
+
+
+def is_module(name: str) -> bool:
+    """Whether a `markdown:` name is a module (a `.py` path or a dotted name) rather than an extension's name."""
+    return name.endswith(".py") or "/" in name or "." in name
+
+
+def _module_extension(ref: str) -> MarkdownExtension:
+    """The `EXTENSION` of a module named by a dotted name or a `.py` path (absolute: config.py made it so)."""
+    try:
+        if ref.endswith(".py"):
+            path = Path(ref)
+            name = f"pipeline_markdown_extension_{path.stem}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or not path.is_file():
+                raise ConfigError(f"markdown: extension file {ref} not found")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(ref)
+    except ConfigError:
+        raise
+    except Exception as exc:  # a wiki's own code: whatever it raises on import is one line naming it
+        raise ConfigError(f"markdown: extension module {ref!r} cannot be imported: {exc}") from None
+    extension = getattr(module, "EXTENSION", None)
+    if not isinstance(extension, MarkdownExtension):
+        raise ConfigError(f"markdown: {ref} has no EXTENSION (a pipeline.markdown.extensions.MarkdownExtension)")
+    return extension
+
+
+def _lookup(ref: str, declared: Callable[[], dict]) -> MarkdownExtension:
+    if ref in BUILTIN:
+        return BUILTIN[ref]
+    if is_module(ref):
+        return _module_extension(ref)
+    installed = declared()
+    if ref not in installed:
+        import difflib  # only for a name that is not an extension's
+
+        close = difflib.get_close_matches(ref, [*BUILTIN, *installed], n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"markdown: unknown extension {ref!r}{hint}")
+    return installed[ref]
+
+
+def resolve(items: list) -> tuple[tuple[str, MarkdownExtension, dict], ...]:
+    """(name as configured, extension, options) of each enabled extension, in the order their rules go in:
+    the built-ins on by default (or named), then the others in the order of `items`.
+
+    `items` is the `markdown:` list as config.py checked its shape: names, and one-key mappings of a
+    name to its options (a mapping), to `true`/None (on, with its defaults) or to `false` (off).
+    """
+    declared = functools.cache(declared_extensions)
+    chosen: dict[str, tuple[MarkdownExtension, dict] | None] = {}
+    for item in items:
+        ref, value = next(iter(item.items())) if isinstance(item, dict) else (item, None)
+        extension = _lookup(ref, declared)
+        if value is False:
+            if extension.required:
+                raise ConfigError(f"markdown: {ref} cannot be turned off (the passes read what it makes)")
+            chosen[ref] = None
+            continue
+        options = value if isinstance(value, dict) else {}
+        unknown = sorted(map(str, set(options) - set(extension.defaults)))
+        if unknown:
+            known = ", ".join(extension.defaults) or "none"
+            raise ConfigError(f"markdown: {ref}: unknown option(s) {', '.join(unknown)} (it takes: {known})")
+        chosen[ref] = (extension, {**extension.defaults, **options})
+    table = []
+    for name, ext in BUILTIN.items():  # the built-ins in their places, then the others in the order named
+        pick = chosen.pop(name) if name in chosen else (ext, {**ext.defaults}) if ext.enabled_by_default else None
+        if pick:
+            table.append((name, *pick))
+    table += [(name, *pick) for name, pick in chosen.items() if pick]
+    return tuple(table)
+
+
+def setting(items: list) -> str:
+    """The resolved table as the `markdown` option passes read: canonical JSON of [name, version,
+    options] per extension, or "" for the default table."""
+    return _setting(json.dumps(items, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=8)
+def _setting(items_json: str) -> str:
+    table = [[name, ext.version, options] for name, ext, options in resolve(json.loads(items_json))]
+    text = json.dumps(table, sort_keys=True, separators=(",", ":"))
+    return "" if text == _DEFAULT else text
+
+
+def _default() -> str:
+    table = [[name, ext.version, {**ext.defaults}] for name, ext in BUILTIN.items() if ext.enabled_by_default]
+    return json.dumps(table, sort_keys=True, separators=(",", ":"))
+
+
+_DEFAULT = _default()
+
+
+@functools.lru_cache(maxsize=8)
+def enabled(markdown: str) -> tuple[Enabled, ...]:
+    """The extensions and options a `markdown` setting names, looked up again (in a worker, say)."""
+    if not markdown:
+        return tuple((ext, {**ext.defaults}) for ext in BUILTIN.values() if ext.enabled_by_default)
+    declared = functools.cache(declared_extensions)
+    found = []
+    for name, version, options in json.loads(markdown):
+        extension = _lookup(name, declared)
+        if extension.version != version:  # the code changed since the plan: its jobs would be mislabelled
+            raise ConfigError(f"markdown: {name} is now version {extension.version}, planned with {version}")
+        found.append((extension, options))
+    return tuple(found)
