@@ -13,6 +13,7 @@ from dataclasses import fields
 
 from pipeline.build import DEFAULT_OPTIONS
 from pipeline.content.article import Article
+from pipeline.content.data_files import validated
 from pipeline.content.source import parse_source
 from pipeline.passes.base import PassSpec, Wiki
 from pipeline.passes.registry import load_passes, rounds
@@ -37,10 +38,12 @@ def run_inline(
     facts: dict | None = None,
     specs: list[PassSpec] | None = None,
 ) -> dict[str, dict[str, dict]]:
-    """pass name -> path -> output, for every pass (or `specs`) over `files`."""
+    """pass name -> path -> output, for every pass (or `specs`) over `files`; `data`: each data file's YAML value
+    (validated as a build does, its bad entries left out)."""
     options = {**DEFAULT_OPTIONS, **(options or {})}
     articles = articles_from(files, options["default_language"])
-    wiki = Wiki(options=options, articles=articles, data=data or {}, facts=facts or {})
+    data = {name: validated(name, value)[0] for name, value in (data or {}).items()}
+    wiki = Wiki(options=options, articles=articles, data=data, facts=facts or {})
     for round_specs in rounds(specs or load_passes()):
         for spec in round_specs:
             outputs = {}

@@ -6,7 +6,7 @@ import pytest
 
 from pipeline.config import is_language_tag, load_config
 from pipeline.errors import ConfigError
-from tests.test_safe_yaml import alias_bomb
+from tests.runtime.test_safe_yaml import alias_bomb
 
 
 def config_error(tmp_path, text: str | bytes) -> str:

@@ -3,7 +3,8 @@
 - Data files in the content root (`redirects.yaml`, `categories.yaml`,
   `citations.yaml`), parsed by `safe_yaml` (with its limits); a file that
   does not parse becomes a problem with its line, and the build goes on
-  without it.
+  without it. Redirects and categories are validated here, once, into
+  records (`data_files`), held as plain data.
 - Git: the last commit time of every file, from one `git log` walk.
 - Capture history: every (time, hash) a path has had, and the whole capture log.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from pipeline.content import data_files
 from pipeline.content.capture import current_capture_ids
 from pipeline.content.scan import read_inside
 from pipeline.content.source import decode
@@ -30,7 +32,7 @@ DATA_FILES = ("redirects", "categories", "citations")
 
 @dataclass
 class Facts:
-    data: dict = field(default_factory=dict)  # name -> parsed YAML, or None
+    data: dict = field(default_factory=dict)  # name -> its YAML, or its records as `data_files.validated`; or None
     facts: dict = field(default_factory=dict)  # git_times, history
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
     capture_ids: list[int] = field(default_factory=list)  # the current captures, by path
@@ -79,10 +81,13 @@ def _read_yaml(path: Path, problems: list) -> object:
         problems.append((path.name, 1, error))
         return None
     try:
-        return safe_yaml.load(text)
+        value, node = safe_yaml.load_document(text)
     except safe_yaml.YamlError as exc:
         problems.append((path.name, exc.line, f"YAML {exc}"))
         return None
+    data, found = data_files.validated(path.stem, value, node)
+    problems += found
+    return data
 
 
 def git_times(folder: Path) -> dict[str, int]:

@@ -91,7 +91,9 @@ class Wiki:
     capture (a Mapping: in a build, each read decodes a fresh copy);
     `articles` lists the current captures. `data` holds the content root's
     data files, parsed (`redirects`, `categories`, `citations`: the
-    YAML of `redirects.yaml` etc., or None when absent). `facts` holds what
+    YAML of `redirects.yaml` etc., or None when absent; redirects and
+    categories as their validated records, plain: `content/data_files.py`).
+    `facts` holds what
     the build learned outside the content: `git_times` (path -> unix time of
     the last commit touching it) and `history` (path -> [(captured_at,
     sha256), ...], oldest first). `memo` lets a pass build an index once per

@@ -324,24 +324,13 @@ def _page(record: dict, paths, default_language: str, partners: dict[str, str]) 
     return Page(path, record["slug"], record["title"], tuple(record["aliases"]), record["lang"], url, group)
 
 
-def redirect_table(data) -> dict[str, str]:
-    """Lookup key of each `from` (its whole path and its last segment) -> `to`.
-
-    Accepts `{"redirects": [{"from": ..., "to": ...}]}`, a list of such
-    entries, or a plain mapping from -> to.
-    """
-    if isinstance(data, dict) and "redirects" in data:
-        data = data["redirects"]
-    if isinstance(data, dict):
-        pairs = list(data.items())
-    elif isinstance(data, list):
-        pairs = [(item.get("from"), item.get("to")) for item in data if isinstance(item, dict)]
-    else:
-        return {}
+def redirect_table(redirects: list[dict] | None) -> dict[str, str]:
+    """Lookup key of each `source` (its whole path and its last segment) -> `target`, from the redirects
+    `redirects.yaml` holds, validated (`content/data_files.py`); a whole path wins over another's last
+    segment, and of two last segments the first."""
     table: dict[str, str] = {}
-    for source, destination in pairs:
-        if isinstance(source, str) and isinstance(destination, str) and source.strip("/"):
-            whole = source.strip("/")
-            table[lookup_key(whole)] = destination
-            table.setdefault(lookup_key(whole.rsplit("/", 1)[-1]), destination)
+    for redirect in redirects or ():
+        table[lookup_key(redirect["source"].strip().strip("/"))] = redirect["target"]
+    for redirect in redirects or ():
+        table.setdefault(lookup_key(redirect["source"].strip().strip("/").rsplit("/", 1)[-1]), redirect["target"])
     return table

@@ -71,6 +71,11 @@ class _Loader(_BaseLoader):
 
 def load(text: str) -> object:
     """The value of the single YAML document in `text` (None when empty); raises YamlError."""
+    return load_document(text)[0]
+
+
+def load_document(text: str) -> tuple[object, yaml.Node | None]:
+    """`load`'s value and the node tree it was made from (whose marks tell each value's line), from one parse."""
     if len(text) > MAX_CHARS:
         raise YamlError(f"is larger than {MAX_CHARS:,} characters", 1)
     try:
@@ -78,7 +83,12 @@ def load(text: str) -> object:
         # most texts skip the walk over their events.
         if ("&" in text and "*" in text) or sum(map(text.count, OPENERS)) > MAX_DEPTH:
             _check_events(text)
-        return yaml.load(text, Loader=_Loader)
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            return (None if node is None else loader.construct_document(node)), node
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

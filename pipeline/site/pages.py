@@ -4,7 +4,8 @@ recent changes, per-article history and redirects.
 Categories come from `categories.yaml` (`categories: [{id, name, scope,
 order}]`) when present, matched to an article's `category`/`categories` by id
 or name; a category the file does not declare still gets a page, named as
-the articles name it.
+the articles name it. Both data files reach here validated, as the passes
+see them (`content/data_files.py`).
 """
 
 from __future__ import annotations
@@ -58,22 +59,10 @@ class Redirect:
     lang: str
 
 
-def declared_categories(data) -> list[dict]:
-    """The `categories` list of `categories.yaml` (or the file as a list), well-formed entries only."""
-    entries = data.get("categories") if isinstance(data, dict) else data
-    found = []
-    for number, entry in enumerate(entries if isinstance(entries, list) else []):
-        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"].strip():
-            name = entry.get("name") if isinstance(entry.get("name"), str) else entry["id"]
-            order = entry.get("order") if isinstance(entry.get("order"), (int, float)) else math.inf
-            scope = entry.get("scope") if isinstance(entry.get("scope"), str) else None
-            found.append({"id": entry["id"].strip(), "name": name.strip(), "scope": scope, "order": order, "n": number})
-    return found
-
-
 def categories(model: Model) -> dict[str, list[Category]]:
     """lang -> its categories (declared ones in their order, then the others by name); sets each page's categories."""
-    declared = declared_categories(model.data.get("categories"))
+    declared = [{**entry, "order": math.inf if entry["order"] is None else entry["order"], "n": number}
+                for number, entry in enumerate(model.data.get("categories") or ())]  # fmt: skip
     lookup = {lookup_key(key): entry for entry in declared for key in (entry["name"], entry["id"])}
     result = {}
     for lang in model.languages:
@@ -171,21 +160,10 @@ def redirects(model: Model, taken: set[str]) -> list[Redirect]:
         for alias in page.aliases:
             source = site_path(alias) if alias.startswith("/") else f"{folder}{url_slug(alias)}/"
             found.setdefault(source, Redirect(source, page.url, page.lang))
-    for source, target in _yaml_redirects(model.data.get("redirects")):
-        for redirect in _localized(model, source, target):
+    for entry in model.data.get("redirects") or ():
+        for redirect in _localized(model, entry["source"], entry["target"]):
             found.setdefault(redirect.source, redirect)
     return [r for source, r in sorted(found.items()) if source not in taken and source.strip("/")]
-
-
-def _yaml_redirects(data) -> list[tuple[str, str]]:
-    """(from, to) pairs of `redirects: [{from, to}]`, a list of such entries, or a from -> to mapping."""
-    if isinstance(data, dict) and "redirects" in data:
-        data = data["redirects"]
-    if isinstance(data, dict):
-        pairs = list(data.items())
-    else:
-        pairs = [(e.get("from"), e.get("to")) for e in data if isinstance(e, dict)] if isinstance(data, list) else []
-    return [(s, t) for s, t in pairs if isinstance(s, str) and isinstance(t, str) and s.strip("/") and t.strip()]
 
 
 def _localized(model: Model, source: str, target: str) -> list[Redirect]:

@@ -24,7 +24,7 @@ def _record(path: str, draw: random.Random) -> dict:
 
 def _built(records: dict) -> object:
     sources = {path: repr(sorted(record.items())) for path, record in records.items()}
-    return build_index(list(records.values()), {"old": "/a/x/"}, "en", lambda path: [], sources)
+    return build_index(list(records.values()), [{"source": "old", "target": "/a/x/"}], "en", lambda path: [], sources)
 
 
 def _plain(index) -> tuple:
@@ -55,7 +55,7 @@ def test_a_patched_index_is_the_index_built_from_the_records_now(seed):
 def test_a_kept_index_answers_as_built_reading_a_few_of_its_shards():
     records = [{"path": f"p{n}.md", "slug": f"p{n}", "title": f"Page {n}", "aliases": [f"Alias {n}"], "lang": "en",
                 "paired_with": None} for n in range(2000)]  # fmt: skip
-    built = build_index(records, {}, "en", lambda path: [])
+    built = build_index(records, [], "en", lambda path: [])
     kept = pickle.loads(pickle.dumps(built))
     kept.headings_of = lambda path: []
     questions = [("p7", "en", "", False), ("Alias 12", "en", "", False), ("page 1999", "en", "", False)]

@@ -205,7 +205,7 @@ def test_a_kept_index_holds_tuples_and_finds_what_the_built_one_found():
     files = {"a.md": page("Alpha", aliases="[First]"), "docs/b.md": page("Beta"), "docs/b.es.md": page("Beta"),
              "c.md": page("beta")}  # fmt: skip
     records = [{**meta, "path": path} for path, meta in run_inline(files)["metadata"].items()]
-    built = build_index(records, {"old-alpha": "/a"}, "en", lambda path: [])
+    built = build_index(records, [{"source": "old-alpha", "target": "/a"}], "en", lambda path: [])
     kept = pickle.loads(pickle.dumps(built))
     assert {type(groups) for table in kept.tables.values() for groups in table.values()} == {tuple}
     for target, folder in (("beta", ""), ("Beta", "docs"), ("first", ""), ("docs/b", ""), ("old-alpha", ""), ("x", "")):

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.build import build
 from pipeline.config import Config
-from tests.core.helpers import forget_plans
+from tests.helpers import forget_plans
 
 # Two pairs (en/es), categories, a red link, an alias, a redirect, references and a malicious title.
 SITE = {

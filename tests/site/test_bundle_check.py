@@ -18,7 +18,7 @@ from pipeline.site.bundle_check import bundle_problem
 from pipeline.site.search import BackgroundIndex, index_site
 from pipeline.site.shards import RECORD
 from tests.conftest import write_files
-from tests.core.test_build_lock import probe
+from tests.runtime.test_build_lock import probe
 from tests.site.test_search import FAKE, listing, one_shard, searching, stalled
 
 

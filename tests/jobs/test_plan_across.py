@@ -17,7 +17,7 @@ from pipeline.build import build
 from pipeline.passes import mentions, pairing, wikilinks
 from pipeline.storage.results import StoredField
 from pipeline.storage.store import open_store
-from tests.core.helpers import record_selects, results_by_path
+from tests.helpers import record_selects, results_by_path
 from tests.site.helpers import without_shortcuts
 
 NAMES = ["Alpha", "Beta Gamma", "Delta", "Gamma", "Old Name", "Epsilon Zeta", "Beta"]

@@ -5,7 +5,7 @@ from pipeline.content import facts
 from pipeline.content.capture import capture_content
 from pipeline.content.facts import capture_log
 from pipeline.storage.store import open_store
-from tests.test_safe_yaml import alias_bomb
+from tests.runtime.test_safe_yaml import alias_bomb
 
 
 def _captured(config, files: dict[str, str]):

@@ -1,9 +1,8 @@
-"""Seeds: what a page takes of its metadata, wikilinks and pairing results, kept between builds."""
+"""Page summaries: what a page takes of its metadata, wikilinks and pairing results, kept between builds."""
 
 from __future__ import annotations
 
 import pickle
-from helpers import SITE, build_site
 
 from pipeline.build import passes_for
 from pipeline.content.facts import gather
@@ -13,6 +12,7 @@ from pipeline.site import model as site_model
 from pipeline.site.model import build_model
 from pipeline.site.page_digests import digest
 from pipeline.storage.store import open_store
+from tests.site.helpers import SITE, build_site
 
 
 def _model_digest(model) -> str:

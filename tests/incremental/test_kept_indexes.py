@@ -7,7 +7,7 @@ import sqlite3
 
 from pipeline.build import build
 from pipeline.passes import pairing_index
-from tests.core.helpers import forget_plans, results_by_path
+from tests.helpers import forget_plans, results_by_path
 
 FILES = {
     "a.md": "---\ntitle: Alpha\n---\nAlpha.\n",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.content.source import parse_source
-from tests.test_safe_yaml import alias_bomb
+from tests.runtime.test_safe_yaml import alias_bomb
 
 
 @pytest.mark.parametrize(

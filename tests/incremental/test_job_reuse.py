@@ -13,7 +13,7 @@ from pipeline.build import BuildCache, build
 from pipeline.incremental import code_digest, job_reuse
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.storage.store import open_store
-from tests.core.helpers import forget_plans, record_selects, results_by_path
+from tests.helpers import forget_plans, record_selects, results_by_path
 
 FILES = {
     "a.md": "---\ntitle: Alpha\npaired_with: a.es.md\ncites: [k1]\n---\nAlpha links [[b]], [[c#intro]] and [[d]]. Beta.\n",
