@@ -185,6 +185,7 @@ class Drainer:
         except FileNotFoundError:  # another drain won this file
             return False
         self._heartbeat.watch(leased_path)
+        faults.delivering(name)
         try:
             self._finish(name, leased_path)
         finally:

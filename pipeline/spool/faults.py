@@ -5,12 +5,18 @@ the Nth time (default: the first) it reaches POINT in PHASE. PHASE is `before`
 or `after` the operation, or `mid` for a write (half the bytes are written,
 then the process exits, which leaves a torn write behind). The tests use it to
 prove that a crash at any point loses nothing; it is inert when the variable is
-unset. The spool's own modules call `around`, `write_all` and nothing else.
+unset. The spool's own modules call `around`, `write_all` and `delivering`.
+
+`PIPELINE_SPOOL_STOP=PHASE:POINT[#N]` (same syntax) freezes the process there
+instead: it writes `stopped at PHASE:POINT delivering NAME` to stderr, then
+sends itself SIGSTOP, heartbeat thread included. A test then kills it, or lets
+its lease run out and resumes it with SIGCONT, at a point of its choosing.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
@@ -18,6 +24,7 @@ from typing import Iterator
 from pipeline.errors import UserError
 
 ENV = "PIPELINE_SPOOL_CRASH"
+STOP_ENV = "PIPELINE_SPOOL_STOP"
 CRASH_EXIT = 86
 PHASES = ("before", "mid", "after")
 
@@ -46,36 +53,50 @@ class CrashSpec:
     nth: int = 1
 
 
-_hits: dict[tuple[str, str], int] = {}
+_hits: dict[tuple[str, str, str], int] = {}
+_delivering = ""  # the spool file this process holds in flight, named when it stops
 
 
-def parse(text: str) -> CrashSpec:
+def parse(text: str, env: str = ENV) -> CrashSpec:
     """Read `PHASE:POINT[#N]`; a typo is an error, so a sweep can never pass vacuously."""
     phase, _, rest = text.partition(":")
     point, _, nth = rest.partition("#")
     if phase not in PHASES or point not in POINTS:
-        raise UserError(f"{ENV}={text!r}: expected PHASE:POINT[#N] with PHASE in {PHASES} and a known POINT")
+        raise UserError(f"{env}={text!r}: expected PHASE:POINT[#N] with PHASE in {PHASES} and a known POINT")
     if phase == "mid" and not point.endswith(".write"):
-        raise UserError(f"{ENV}={text!r}: the phase 'mid' applies only to *.write points")
+        raise UserError(f"{env}={text!r}: the phase 'mid' applies only to *.write points")
     if nth and (not nth.isdigit() or int(nth) < 1):
-        raise UserError(f"{ENV}={text!r}: N must be a positive integer")
+        raise UserError(f"{env}={text!r}: N must be a positive integer")
     return CrashSpec(phase, point, int(nth) if nth else 1)
 
 
-def _spec() -> CrashSpec | None:
-    text = os.environ.get(ENV)
-    return parse(text) if text else None
+def _spec(env: str = ENV) -> CrashSpec | None:
+    text = os.environ.get(env)
+    return parse(text, env) if text else None
+
+
+def _nth_hit(env: str, phase: str, point: str) -> bool:
+    spec = _spec(env)
+    if spec is None or (spec.phase, spec.point) != (phase, point):
+        return False
+    key = (env, phase, point)
+    _hits[key] = _hits.get(key, 0) + 1
+    return _hits[key] == spec.nth
+
+
+def delivering(name: str) -> None:
+    """Name the spool file now in flight, for the stop hook's message."""
+    global _delivering
+    _delivering = name
 
 
 def hit(phase: str, point: str) -> None:
-    """Exit now if the hook names this phase and point and this is its Nth hit."""
-    spec = _spec()
-    if spec is None or (spec.phase, spec.point) != (phase, point):
-        return
-    key = (phase, point)
-    _hits[key] = _hits.get(key, 0) + 1
-    if _hits[key] == spec.nth:
+    """Exit (or stop) now if a hook names this phase and point and this is its Nth hit."""
+    if _nth_hit(ENV, phase, point):
         os._exit(CRASH_EXIT)
+    if _nth_hit(STOP_ENV, phase, point):
+        os.write(2, f"{STOP_ENV}: stopped at {phase}:{point} delivering {_delivering}\n".encode())
+        os.kill(os.getpid(), signal.SIGSTOP)
 
 
 @contextmanager
@@ -89,8 +110,7 @@ def write_all(fd: int, data: bytes, point: str) -> None:
     """Write every byte (os.write may write fewer), with the hook's three phases."""
     hit("before", point)
     view = memoryview(data)
-    spec = _spec()
-    if spec is not None and (spec.phase, spec.point) == ("mid", point):
+    if any(spec is not None and (spec.phase, spec.point) == ("mid", point) for spec in (_spec(), _spec(STOP_ENV))):
         written = os.write(fd, view[: len(view) // 2])
         view = view[written:]
         hit("mid", point)
@@ -102,3 +122,4 @@ def write_all(fd: int, data: bytes, point: str) -> None:
 def check_env() -> None:
     """Fail early on a malformed hook rather than at the first file operation."""
     _spec()
+    _spec(STOP_ENV)
