@@ -50,7 +50,7 @@ class SpoolConfig:
 
 @dataclass(frozen=True)
 class Config:
-    """All options of a wiki. See the README's Configuration section."""
+    """All options of a wiki. Each is documented in the bundled wiki's content/configuration.md."""
 
     site_name: str = "Wiki"
     base_url: str = "/"  # where the site is published, e.g. /docs/ for a sub-path
