@@ -13,11 +13,10 @@ import sys
 from pathlib import Path
 
 from pipeline.build import BuildCache, build
-from pipeline.commands.build import add_build_options, summary_line
-from pipeline.commands.check import report_diagnostics
+from pipeline.commands.build import add_build_options, report_site, summary_line
 from pipeline.commands.options import config_from
 from pipeline.config import CONFIG_FILE
-from pipeline.diagnostics import emit, fails_strict, summary
+from pipeline.diagnostics import emit, summary
 from pipeline.preview.server import Options, serve
 from pipeline.runtime import lifespan
 from pipeline.runtime.console import progress_for
@@ -50,14 +49,12 @@ def run(args) -> int:
             config, workers=args.workers, site=True, progress=progress_for(sys.stdout), written=written, build_cache=build_cache,
             search_later=search, force=args.force, wait=args.wait,
         )  # fmt: skip
-        failed = report_diagnostics(args, config, report.process) != 0  # under --strict, a warning fails it
-        for line in report.site.conflicts + report.site.warnings:
-            print(f"pipeline: warning: {line}", file=sys.stderr)
+        failed = report_site(args, config, report) != 0  # as `build`: under --strict, a warning fails it
         print(summary_line(report), flush=True)
         if not failed:
             return []
         print("pipeline: error: this build fails under --strict (the preview goes on)", file=sys.stderr, flush=True)
-        return strict_problems(config, report.process.diagnostics)
+        return strict_problems(config, report.process.diagnostics, report.site.warnings)
 
     options = Options(args.host, args.port, args.watch, args.config or Path(CONFIG_FILE))
     try:
@@ -70,12 +67,12 @@ def run(args) -> int:
     return 0
 
 
-def strict_problems(config, diagnostics, shown: int = 100) -> list[str]:
+def strict_problems(config, diagnostics, site_warnings=(), shown: int = 100) -> list[str]:
     """What open pages show of a build that failed under --strict: a heading, then its warnings and errors
-    as the terminal prints them (the first `shown`: a page is no place for thousands)."""
-    failing = [d for d in diagnostics if fails_strict([d])]
+    as the terminal prints them (the first `shown`: a page is no place for thousands), then the site's."""
+    failing = [d for d in diagnostics if d.severity in ("error", "warning")]
     lines = io.StringIO()
     emit(failing[:shown], "text", config.content_dir, lines)
     more = [f"... and {len(failing) - shown} more (see the terminal)"] if len(failing) > shown else []
     heading = f"pipeline serve --strict: this build fails: {summary(diagnostics)}"
-    return [heading, *lines.getvalue().splitlines(), *more]
+    return [heading, *lines.getvalue().splitlines(), *more, *(f"pipeline: warning: {line}" for line in site_warnings)]

@@ -131,11 +131,6 @@ def require_content_folder(folder: Path) -> Path:
     return Path(folder)
 
 
-def iter_sources(config: Config) -> list[str]:
-    """Relative paths of the Markdown files to capture, sorted, '/'-separated (`list_sources`)."""
-    return list_sources(config).paths
-
-
 def list_sources(config: Config) -> Listing:
     """The files to capture (see the module's docstring), with a notice of each one left out or renamed."""
     root = os.path.join(require_content_folder(config.content_dir), "")

@@ -24,6 +24,7 @@ from pipeline.jobs.queue import (
     Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
 )  # fmt: skip
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
+from pipeline.markdown.extensions import setting as markdown_setting
 from pipeline.passes.base import PassSpec, RetryableError
 from pipeline.passes.registry import PassLoadError, load_passes
 from pipeline.runtime import jsonio
@@ -253,8 +254,9 @@ def _ready(config: Config, home: int) -> None:
     if os.getpid() == home:
         return
     _passes_loaded(config)
+    markdown = markdown_setting(config.markdown)  # the parser the passes ask for, as build.py's options name it
     for raw_html in {bool(config.raw_html), True}:
-        make_parser(raw_html=raw_html)
+        make_parser(raw_html=raw_html, markdown=markdown)
 
 
 def _work_in_helper(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:

@@ -18,6 +18,7 @@ keeps the job identities it always had.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -135,7 +136,8 @@ def _module_extension(ref: str) -> MarkdownExtension:
     try:
         if ref.endswith(".py"):
             path = Path(ref)
-            name = f"pipeline_markdown_extension_{path.stem}"
+            # Named by the whole path: two extension files of one name in different folders are two modules.
+            name = f"pipeline_markdown_extension_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
             spec = importlib.util.spec_from_file_location(name, path)
             if spec is None or not path.is_file():
                 raise ConfigError(f"markdown: extension file {ref} not found")

@@ -46,7 +46,6 @@ def _line_spans(line: str, code: bool) -> list[Span]:
     partners = _partners(runs)
     spans: list[Span] = []
     pos = run = 0
-    close = -1  # the first `]]` at or after the last `[[` looked at; no `]]` is looked for twice
     brackets = "[[" in line
     while True:
         while run < len(runs) and runs[run][0] < pos:
@@ -54,8 +53,7 @@ def _line_spans(line: str, code: bool) -> list[Span]:
         tick = runs[run][0] if run < len(runs) else len(line)
         opening = line.find("[[", pos, tick) if brackets else -1
         if opening >= 0:
-            if close < opening + 2:
-                close = line.find("]]", opening + 2)
+            close = line.find("]]", opening + 2)
             if close >= 0:
                 spans.append((opening, close + 2))
                 pos = close + 2

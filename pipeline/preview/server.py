@@ -4,10 +4,10 @@ Three parts, each usable alone (the tests drive them one by one):
 
 - `PreviewServer` serves only files inside the output folder, never the
   content or state folder, and answers only requests whose Host header no
-  other site can have sent it (`serve_access`: what it may answer). Each
+  other site can have sent it (`preview/access.py`: what it may answer). Each
   request runs in a daemon thread of its own, and the listen queue holds
   many connections opened at once.
-- Live reload (`serve_live`): HTML responses get a script that reloads the
+- Live reload (`preview/live.py`): HTML responses get a script that reloads the
   page when a rebuild finishes, and shows `--strict`'s warnings over it.
 - `Rebuilder` and `watch`: watchfiles reports changes to the content, the
   templates and the config file; each batch triggers one incremental build,

@@ -59,11 +59,12 @@ def build_lock(state_dir: Path, wait: bool = True, waiting: Callable[[], None] |
 
 def take(state_dir: Path, wait: bool = True, waiting: Callable[[], None] = lambda: None) -> int:
     """Take the lock (see `build_lock`); return the descriptor that holds it, for `release`."""
+    held = share(state_dir)  # held here already: share this process's hold
+    if held is not None:
+        return held
     path = lock_file(state_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     key = os.path.realpath(path)
-    if _held.get(key):  # held here already: share this process's hold
-        return _keep(key, os.dup(_held[key][0]))
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:

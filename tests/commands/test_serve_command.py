@@ -187,6 +187,21 @@ def test_a_page_shows_the_first_hundred_problems_and_counts_the_rest(tmp_path):
     assert more == "... and 50 more (see the terminal)"
 
 
+def test_a_site_warning_fails_serve_strict_as_it_fails_build_strict_and_reaches_open_pages(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from pipeline.commands.build import report_site
+    from pipeline.commands.serve import strict_problems
+    from pipeline.config import Config
+
+    config = Config(content_dir=Path("content"), state_dir=tmp_path / "state", out_dir=tmp_path / "out")
+    report = SimpleNamespace(process=SimpleNamespace(diagnostics=[], unlisted_info=0, failures=[], problems=[]),
+                             site=SimpleNamespace(conflicts=[], warnings=["search index not built: disk full"]))
+    args = SimpleNamespace(strict=True, format="text", info=False)
+    assert report_site(args, config, report) == 1
+    assert strict_problems(config, [], report.site.warnings)[-1] == "pipeline: warning: search index not built: disk full"
+
+
 def test_serve_strict_shows_the_warnings_in_open_pages_and_exits_1(tmp_path):
     write_files(tmp_path / "content", WARNED)
     process = subprocess.Popen(

@@ -9,7 +9,7 @@ from pipeline.build import passes_for, plan_captures
 from pipeline.config import Config
 from pipeline.content import capture
 from pipeline.content.capture import capture_content, current_capture_ids, load_articles, read_ahead
-from pipeline.content.scan import iter_sources
+from pipeline.content.scan import list_sources
 from pipeline.passes.registry import rounds
 from pipeline.storage.store import open_store
 
@@ -158,7 +158,7 @@ def test_capture_the_real_wiki(pointsav, tmp_path):
     config = Config(content_dir=pointsav, state_dir=tmp_path / "state")
     before = folder_hashes(pointsav)
     conn, report = _capture(config)
-    expected = iter_sources(config)
+    expected = list_sources(config).paths
     assert report.files == len(expected) > 500
     stored = {r["path"] for r in conn.execute("SELECT path FROM captures WHERE kind = 'file'")}
     assert stored == set(expected)

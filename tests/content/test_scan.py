@@ -4,7 +4,7 @@ import os
 
 from pipeline.config import Config
 from pipeline.content.capture import capture_content
-from pipeline.content.scan import iter_sources, list_sources, scan_sources
+from pipeline.content.scan import list_sources, scan_sources
 from pipeline.storage.store import db_path, open_store
 
 GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
@@ -13,9 +13,9 @@ LONG_AGO = 1_000_000_000  # long before anything was hashed: the stats may vouch
 
 def test_hidden_and_excluded_files_are_skipped(make_wiki):
     config = make_wiki({"a.md": GOOD, ".hidden/x.md": GOOD, "drafts/y.md": GOOD, "z.txt": "x", ".dot.md": GOOD})
-    assert iter_sources(config) == ["a.md", "drafts/y.md"]
+    assert list_sources(config).paths == ["a.md", "drafts/y.md"]
     excluded = Config(content_dir=config.content_dir, exclude=["drafts/*"])
-    assert iter_sources(excluded) == ["a.md"]
+    assert list_sources(excluded).paths == ["a.md"]
 
 
 def test_sources_are_sorted_and_symlinked_folders_not_followed(make_wiki, tmp_path):
@@ -25,7 +25,7 @@ def test_sources_are_sorted_and_symlinked_folders_not_followed(make_wiki, tmp_pa
     (outside / "o.md").write_text(GOOD)
     (config.content_dir / "linked").symlink_to(outside, target_is_directory=True)
     (config.content_dir / "alias.md").symlink_to(config.content_dir / "a.markdown")
-    assert iter_sources(config) == ["a.markdown", "alias.md", "b/a.MD", "b/c/d.md", "b/folder.md/x.md", "b/z.md"]
+    assert list_sources(config).paths == ["a.markdown", "alias.md", "b/a.MD", "b/c/d.md", "b/folder.md/x.md", "b/z.md"]
 
 
 def _captured(make_wiki, files: dict[str, str]):
