@@ -2,15 +2,27 @@
 
 Register it in wiki.yaml (`passes: [examples/reading_time.py]`) or from an
 installed package (entry point group `pipeline.passes`). It reads only its
-own capture, so its fingerprint is the capture hash: editing one article
-re-runs it for that article only.
+own capture, so editing one article re-runs it for that article only. It
+owns two options, set where it is registered:
+
+    passes:
+      - examples/reading_time.py: {words_per_minute: 250, long_read: 15}
+
+Changing one re-runs this pass for every article, and nothing else.
 """
 
-from pipeline.passes.base import diagnostic
+from dataclasses import dataclass
 
-NAME = "reading_time"
-VERSION = 1
-CONTRACT_VERSION = 1
+from pipeline.passes.base import diagnostic
+from pipeline.passes.contract import Pass
+
+
+@dataclass(frozen=True)
+class Options:
+    words_per_minute: int = 200
+    long_read: int = 20  # minutes: a longer article gets a `long-read` suggestion
+
+
 CONTRACT = {
     "type": "object",
     "required": ["words", "minutes", "diagnostics"],
@@ -20,14 +32,16 @@ CONTRACT = {
         "diagnostics": {"type": "array"},
     },
 }
-WORDS_PER_MINUTE = 200
-LONG_READ = 20  # minutes
 
 
 def run(article, inputs):
+    options = inputs["pass_options"]
     words = len(article.body.split())
-    minutes = max(1, round(words / WORDS_PER_MINUTE))
+    minutes = max(1, round(words / max(1, options.words_per_minute)))
     diagnostics = []
-    if minutes > LONG_READ:
+    if minutes > options.long_read:
         diagnostics.append(diagnostic("long-read", f"{minutes} minutes to read; consider splitting", severity="info"))
     return {"words": words, "minutes": minutes, "diagnostics": diagnostics}
+
+
+PASS = Pass(name="reading_time", version=1, contract=CONTRACT, run=run, options=Options)

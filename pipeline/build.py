@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Callable
 
 from pipeline.config import Config, worker_count
 from pipeline.content.article import Article
+from pipeline.content.attachments import attachment_hashes
 from pipeline.content.capture import CaptureReport, capture_content, current_capture_ids, load_articles, read_ahead
-from pipeline.content.facts import LOG_KEPT, Change, Facts, fact_sources, gather
+from pipeline.content.facts import LOG_KEPT, Change, Facts, fact_sources, gather, read_data_files
 from pipeline.content.scan import require_content_folder, scan_sources
+from pipeline.content.source import folders_are_languages
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
 from pipeline.incremental.build_stamp import (
     LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
@@ -32,18 +34,21 @@ from pipeline.incremental.job_reuse import PACK_FOUND, Digests, PlanCache, read_
 from pipeline.jobs.plan import failed_jobs, load_results, plan_round
 from pipeline.jobs.worker import HelperWorker, WorkerReport, passes_for, run_plan
 from pipeline.markdown.extensions import setting as markdown_setting
-from pipeline.passes.base import PassSpec, Wiki
+from pipeline.passes.base import Wiki
+from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import rounds
 from pipeline.runtime.build_lock import build_lock
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.disk_full import disk_full_is_an_error
 from pipeline.runtime.forks import ForkedHelper
 from pipeline.runtime.libc import give_back_memory
-from pipeline.site import MANIFEST, SiteReport, normalize_base, search_pending, site_intact
+from pipeline.site import MANIFEST, SiteReport, search_pending, site_intact
+from pipeline.site.emitters import setting as emitters_setting
 from pipeline.site.output import refuse_foreign, refuse_unsafe
 from pipeline.site.theme import theme_digest
 from pipeline.storage.results import ResultFacts, stored_diagnostics
 from pipeline.storage.store import db_path, open_store, store_identity
+from pipeline.urls import normalize_base
 
 if TYPE_CHECKING:  # the search code loads with the page code, when a build renders
     from pipeline.site.search import BackgroundIndex
@@ -102,24 +107,28 @@ class BuildReport:
     site: SiteReport | None = None  # None when the build wrote no site (`check`)
 
 
-# The options passes may read (through `select`, so they are part of fingerprints).
-PASS_OPTIONS = ("languages", "default_language", "autolink", "pairing", "pairing_key", "raw_html", "base_url")
+# The options of wiki.yaml every pass and the site may read, besides those a pass declares (`Pass.wiki_options`).
+WIKI_WIDE = ("languages", "default_language", "base_url")
 
 
-def wiki_options(config: Config) -> dict:
-    """The options passes read; `base_url` as the site is published under it (`docs` is `/docs/`); `markdown`
-    as the resolved extension table ("" for the default one: `markdown/extensions.py`)."""
-    return {**{name: getattr(config, name) for name in PASS_OPTIONS}, "base_url": normalize_base(config.base_url),
-            "markdown": markdown_setting(config.markdown)}  # fmt: skip
-
-
-DEFAULT_OPTIONS = wiki_options(Config())
+def wiki_options(config: Config, specs: list[PassSpec], paths: list[str] | None = None) -> dict:
+    """The options passes read (through `select`, so they are part of fingerprints): the wiki-wide ones and
+    those the passes declare; `base_url` as the site is published under it (`docs` is `/docs/`); `markdown`
+    as the resolved extension table's text (`markdown/extensions.py`); `language_folders` found from the
+    articles' `paths` when wiki.yaml leaves it open."""
+    names = sorted({*WIKI_WIDE, *(name for spec in specs for name in spec.wiki_options)})
+    options = {**{name: getattr(config, name) for name in names}, "base_url": normalize_base(config.base_url),
+               "markdown": markdown_setting(config.markdown)}  # fmt: skip
+    if options.get("language_folders") is None and paths is not None:
+        options["language_folders"] = folders_are_languages(paths, config.languages)
+    return options
 
 
 def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec]) -> int:
     """Create the jobs of the first round (passes that read only their capture); return how many."""
     articles = load_articles(conn, current_capture_ids(conn))
-    wiki = Wiki(options=wiki_options(config), articles=articles)
+    wiki = Wiki(options=wiki_options(config, specs, [article.path for article in articles]), articles=articles,
+                attachments=attachment_hashes(conn))  # fmt: skip
     first = rounds(specs)[0]
     return len(plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created)
 
@@ -137,7 +146,9 @@ def process(
     # Selects read few texts: they are left in the store.
     ahead = known.articles if known is not None else read
     articles = load_articles(conn, gathered.capture_ids, text=False, known=ahead)
-    wiki = Wiki(options=wiki_options(config), articles=articles, data=gathered.data, facts=gathered.facts)
+    options = wiki_options(config, specs, [article.path for article in articles])
+    wiki = Wiki(options=options, articles=articles, data=gathered.data, facts=gathered.facts,
+                attachments=attachment_hashes(conn))  # fmt: skip
     report.problems = gathered.problems
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     paths = {article.capture_id: article.path for article in articles}
@@ -212,14 +223,16 @@ def render(
     """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
     # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
     from pipeline.incremental.page_summaries import PageSummaries
+    from pipeline.site.emitters import resolve
     from pipeline.site.publish import render_site
 
     progress.stage("render")
     versions = {spec.name: spec.version for spec in specs}
     summaries = PageSummaries(build_cache.summaries) if build_cache is not None else None  # a command line's are let go once used
+    emitters = resolve(config.emitters)
     report = render_site(
-        config, wiki, log, versions, tick=progress.advance, workers=workers, intact=intact, written=written,
-        summaries=summaries, search_later=search_later,
+        config, wiki, log, versions, emitters.entries, emitters.setting, tick=progress.advance, workers=workers,
+        intact=intact, written=written, summaries=summaries, search_later=search_later,
     )  # fmt: skip
     if build_cache is not None:
         build_cache.summaries = summaries.used
@@ -283,13 +296,15 @@ def _build(
             kind = "build" if site else "check"
             read = read_ahead(conn, helper.ready)  # the last build's articles, while the forked helper scans
             captured = capture_content(conn, config, workers=count, scanned=helper.result)
-            stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit), captured, site)
+            data_files = read_data_files(config.content_dir)  # once: the stamp names these bytes, `gather` parses them
+            stamp = build_stamp(config, specs, fact_sources(conn, config.content_dir, captured.commit, data_files),
+                                captured, site)  # fmt: skip
             last = load_last(config, kind, stamp, info) if reuse else None
             if last and (not site or (intact() and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started)
             forget_last(config, kind)
             helper_worker = HelperWorker(helper, config)  # the forked helper loads the passes, to work the small rounds
-            gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT)
+            gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files)
             processed = process(conn, config, specs, count, progress, gathered, build_cache, helper_worker, read)
             processed.notices = captured.notices
             helper_worker.wait_until_loaded()
@@ -383,7 +398,7 @@ def build_stamp(config: Config, specs: list[PassSpec], sources: dict, captured: 
     if site:
         settings = {"out": str(config.out_dir.resolve()), "site_name": config.site_name,
                     "base_url": normalize_base(config.base_url), "search": config.search,
-                    "theme": theme_digest(config.templates_dir)}  # fmt: skip
-    options = wiki_options(config)
+                    "theme": theme_digest(config.templates_dir), "emitters": emitters_setting(config.emitters)}  # fmt: skip
+    options = wiki_options(config, specs)
     sources = {**sources, "notices": captured.notices}  # a file left out is reported until it is not
     return stamp_of(captured.current, specs, options, sources, settings, code_digest())

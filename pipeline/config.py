@@ -67,10 +67,16 @@ class Config:
     pairing: Literal["paired_with", "suffix", "key"] = "paired_with"
     pairing_key: str = "translation_key"  # the frontmatter key used when pairing is "key"
     raw_html: bool = False  # pass raw HTML in Markdown through instead of escaping it
+    links: Literal["wiki", "obsidian"] = "wiki"  # how a link's target is matched (content/obsidian-and-github.md)
+    # Top-level folders are languages (`en/`, `es/`): None detects it (every folder holding notes is in `languages`)
+    language_folders: bool | None = None
     search: bool = True  # index the built site with Pagefind and show a search box
-    passes: list[str] = field(default_factory=list)  # extra pass modules: dotted names or .py paths
+    # Extra passes (dotted module names or .py paths), or one-key mappings of a module or pass name to its options
+    passes: list = field(default_factory=list)
     # Markdown extensions: names, or one-key mappings name -> options (or false: off); see markdown/extensions.py
     markdown: list = field(default_factory=list)
+    # Site outputs added (modules, installed emitters) or built-ins turned off (name: false); see site/emitters/
+    emitters: list = field(default_factory=list)
     jobs: JobsConfig = field(default_factory=JobsConfig)
     spool: SpoolConfig = field(default_factory=SpoolConfig)
 
@@ -87,7 +93,7 @@ class Config:
         return self.spool.corpus or self.state_dir / "corpus" / "editorial-events.jsonl"
 
 
-PATH_FIELDS = {"content_dir", "out_dir", "state_dir", "templates_dir", "dir", "corpus", "passes"}
+PATH_FIELDS = {"content_dir", "out_dir", "state_dir", "templates_dir", "dir", "corpus"}
 
 
 def load_config(
@@ -108,7 +114,11 @@ def load_config(
         raise ConfigError(f"{path}: no such config file")
     base = path.parent
     config = _checked_languages(_build(Config, raw, base, str(path)), str(path))
-    config = dataclasses.replace(config, markdown=_checked_markdown(config.markdown, str(path), base))
+    config = dataclasses.replace(
+        config, markdown=_named_items(config.markdown, "markdown", str(path), base),
+        passes=_named_items(config.passes, "passes", str(path), base),
+        emitters=_named_items(config.emitters, "emitters", str(path), base),
+    )  # fmt: skip
     overrides = {k: Path(v) for k, v in (("content_dir", content), ("out_dir", out), ("state_dir", state)) if v}
     if "state_dir" not in overrides and "state_dir" not in raw and "content_dir" in overrides:
         overrides["state_dir"] = _state_for(config.state_dir, Path(overrides["content_dir"]), config.content_dir)
@@ -148,16 +158,17 @@ def _checked_languages(config: Config, where: str) -> Config:
     return dataclasses.replace(config, default_language=config.default_language.lower(), languages=languages)
 
 
-def _checked_markdown(items: list, where: str, base: Path) -> list:
-    """`markdown:` items are names, or one-key mappings of a name to options, true, false or nothing; a `.py`
-    name is relative to wiki.yaml. Which names and options exist is the extension table's to say."""
+def _named_items(items: list, option: str, where: str, base: Path) -> list:
+    """Items of a list like `markdown:` or `passes:`: names, or one-key mappings of a name to options, true,
+    false or nothing; a `.py` name is relative to wiki.yaml. Which names and options exist is the table's
+    (extensions, passes) to say."""
     checked = []
     for number, item in enumerate(items, start=1):
         name, value = next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
         if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"{where}: markdown: item {number} must be a name or a one-key mapping name -> options")
+            raise ConfigError(f"{where}: {option}: item {number} must be a name or a one-key mapping name -> options")
         if not (value is None or isinstance(value, (bool, dict))):
-            raise ConfigError(f"{where}: markdown: {name}: expected options (a mapping), true or false")
+            raise ConfigError(f"{where}: {option}: {name}: expected options (a mapping), true or false")
         name = str((base / name).resolve()) if name.endswith(".py") else name
         checked.append({name: value} if isinstance(item, dict) else name)
     return checked
@@ -169,6 +180,14 @@ def _state_for(default_state: Path, content: Path, default_content: Path) -> Pat
         return default_state
     key = hashlib.sha256(str(content.resolve()).encode()).hexdigest()[:8]
     return default_state / "wikis" / f"{content.resolve().name}-{key}"
+
+
+def typed_section(cls, raw: dict, where: str):
+    """An instance of the dataclass `cls` from the mapping `raw`, checked as wiki.yaml's options are (a pass's
+    own options); `where` names the section in messages."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{CONFIG_FILE}: {where}: expected a mapping")
+    return _build(cls, raw, Path("."), f"{CONFIG_FILE}: {where}")
 
 
 def _build(cls, raw: dict, base: Path, where: str):
@@ -219,8 +238,6 @@ def _coerce(hint, value, where: str, base: Path, is_path: bool):
         if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a path")
         return base / value if is_path else Path(value)
-    if hint is str and is_path and isinstance(value, str) and value.endswith(".py"):
-        return str(base / value)  # a pass file named in wiki.yaml is relative to wiki.yaml
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):

@@ -11,12 +11,18 @@ import hashlib
 import json
 from dataclasses import fields
 
-from pipeline.build import DEFAULT_OPTIONS
+from pipeline.build import wiki_options
+from pipeline.config import Config
 from pipeline.content.article import Article
 from pipeline.content.data_files import validated
 from pipeline.content.source import parse_source
-from pipeline.passes.base import PassSpec, Wiki
+from pipeline.passes.base import Wiki
+from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import load_passes, rounds
+
+
+# The options a wiki that sets none gives the built-in passes.
+DEFAULT_OPTIONS = wiki_options(Config(), load_passes(entry_points=False))
 
 
 def articles_from(files: dict[str, str | bytes], default_language: str = "en") -> list[Article]:
@@ -37,20 +43,21 @@ def run_inline(
     data: dict | None = None,
     facts: dict | None = None,
     specs: list[PassSpec] | None = None,
+    attachments: dict[str, str] | None = None,
 ) -> dict[str, dict[str, dict]]:
     """pass name -> path -> output, for every pass (or `specs`) over `files`; `data`: each data file's YAML value
-    (validated as a build does, its bad entries left out)."""
+    (validated as a build does, its bad entries left out); `attachments`: path -> sha256 of the wiki's other files."""
     options = {**DEFAULT_OPTIONS, **(options or {})}
     articles = articles_from(files, options["default_language"])
     data = {name: validated(name, value)[0] for name, value in (data or {}).items()}
-    wiki = Wiki(options=options, articles=articles, data=data, facts=facts or {})
+    wiki = Wiki(options=options, articles=articles, data=data, facts=facts or {}, attachments=attachments or {})
     for round_specs in rounds(specs or load_passes()):
         for spec in round_specs:
             outputs = {}
             for article in articles:
                 # A JSON round trip, as through the store, so passes see exactly what workers see.
-                inputs = json.loads(json.dumps(spec.select(article, wiki) if spec.select else {}))
-                output = spec.run(article, inputs)
+                inputs = json.loads(json.dumps(spec.inputs_of(article, wiki)))
+                output = spec.call(article, inputs)
                 spec.validate(output)
                 outputs[article.capture_id] = json.loads(json.dumps(output))
             wiki.results[spec.name] = outputs

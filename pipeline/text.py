@@ -6,6 +6,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+# Python's \w leaves out combining marks (the vowel signs of Thai, Devanagari, Bengali...): they are kept
+# by `_marks_kept`, so that a name in any script keeps every letter in its URL and anchor.
 UNSAFE = re.compile(r"[^\w\-.~]+", re.UNICODE)
 DASHES = re.compile(r"-{2,}")
 # What both `url_slug` and `lookup_key` leave as it is: most slugs are already one (the metadata pass writes
@@ -19,8 +21,23 @@ def url_slug(value: str) -> str:
     if PLAIN.fullmatch(value):
         return value
     value = unicodedata.normalize("NFC", value.strip()).lower()
-    value = UNSAFE.sub("-", value.replace(" ", "-"))
+    value = UNSAFE.sub(_marks_kept("-"), value.replace(" ", "-"))
     return DASHES.sub("-", value).strip("-.") or "-"
+
+
+def _marks_kept(replacement: str):
+    """A substitution of a run of unsafe characters: each combining mark kept, any other character `replacement`
+    (the runs `DASHES` then collapses)."""
+
+    def replace(match: re.Match) -> str:
+        return "".join(char if _is_mark(char) else replacement for char in match.group())
+
+    return replace
+
+
+def _is_mark(char: str) -> bool:
+    """A combining mark of a script; not a variation selector (`🗂️` is an emoji and U+FE0F, dropped with it)."""
+    return unicodedata.category(char)[0] == "M" and not ("\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef")
 
 
 @lru_cache(maxsize=65536)
@@ -50,4 +67,4 @@ HEADING_UNSAFE = re.compile(r"[^\w\- ]+", re.UNICODE)
 def heading_slug(text: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens, letters of any script kept."""
     value = unicodedata.normalize("NFC", text.strip()).lower()
-    return HEADING_UNSAFE.sub("", value).replace(" ", "-")
+    return HEADING_UNSAFE.sub(_marks_kept(""), value).replace(" ", "-")

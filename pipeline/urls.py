@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from urllib.parse import quote
 
 from pipeline.text import lookup_key, url_slug
 
@@ -28,13 +29,40 @@ def lang_prefix(lang: str, default_language: str) -> str:
     return "" if lang == default_language else f"{lang}/"
 
 
+def is_attachment(target: str) -> bool:
+    """Whether a link target names a file other than a note: its last part has an extension that is not `.md`."""
+    name = target.strip().rstrip("/").rpartition("/")[2]
+    stem, dot, extension = name.rpartition(".")
+    return bool(stem and dot) and extension.isalnum() and extension.lower() not in ("md", "markdown")
+
+
+# Files a browser would run as part of the site: content is untrusted, so they are never published.
+RUN_BY_BROWSERS = frozenset({"html", "htm", "xhtml", "shtml", "js", "mjs", "css", "wasm", "xml", "xsl", "xslt"})
+
+
+def runs_in_browser(path: str) -> bool:
+    """Whether an attachment is a page, script or style sheet a browser would run as the site's own."""
+    return path.rpartition(".")[2].lower() in RUN_BY_BROWSERS
+
+
+def attachment_url(path: str) -> str:
+    """Where an attachment is published: its path in the content folder, each part percent-encoded
+    (a space as `%20`): a file keeps its name."""
+    return quote(path)
+
+
 @lru_cache(maxsize=65536)  # every index of the wiki asks for every article's URL
 def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
     """`guides/setup.md` -> `guides/setup/`; `guides/_index.md` -> `guides/`; Spanish under `es/`.
 
-    As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says.
+    As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says. A top-level
+    folder named as the page's language is that language's part of the site, not repeated in the URL:
+    `es/Bases/Vistas.md` in Spanish -> `es/bases/vistas/`.
     """
     folder, _, name = path.rpartition("/")
+    top, _, below = folder.partition("/")
+    if top and top.lower() == lang.lower():
+        folder = below
     stem = name.split(".", 1)[0]
     page = "" if slug in INDEX_SLUGS or stem in INDEX_SLUGS else f"{url_slug(slug)}/"
     return f"{lang_prefix(lang, default_language)}{_folder_url(folder)}{page}"
@@ -59,6 +87,12 @@ def category_url(category: str, lang: str, default_language: str) -> str:
     return f"{lang_prefix(lang, default_language)}category/{url_slug(category)}/"
 
 
+def tag_url(tag: str, lang: str, default_language: str) -> str:
+    """A tag's page: `help/start` -> `tags/help/start/` (a nested tag's parts are folders), in `lang`'s part of the site."""
+    parts = [url_slug(part) for part in tag.split("/") if part]
+    return f"{lang_prefix(lang, default_language)}tags/{'/'.join(parts)}/"
+
+
 def history_url(page_url: str) -> str:
     return f"{page_url}history/"
 
@@ -72,6 +106,13 @@ def leaves_site(url: str, schemes: tuple[str, ...] = LINK_SCHEMES) -> bool:
     """Whether `url` is an absolute URL with one of `schemes` (http, https, mailto), as a browser reads it."""
     match = SCHEME.match(url.translate(URL_DROPPED).strip(URL_TRIMMED))
     return match is not None and match[1].lower() in schemes
+
+
+def normalize_base(url: str | None) -> str:
+    """`base_url` as links are made with it: ending with a slash, and a path from the root (`docs` is `/docs/`)."""
+    url = (url or "/").strip()
+    url = url if url.startswith("/") or "://" in url else f"/{url}"
+    return url if url.endswith("/") else f"{url}/"
 
 
 def href(url: str, base_url: str) -> str:

@@ -1,5 +1,7 @@
 """What the planner's tests share: results by path, plans forgotten, selects recorded."""
 
+import dataclasses
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -29,5 +31,16 @@ def record_selects(monkeypatch, *modules, name=lambda module, article: article.p
             calls.append(name(module, article))
             return select(article, wiki)
 
-        monkeypatch.setattr(module, "select", recording)
+        monkeypatch.setattr(module, "select", recording)  # for a pass calling another's (links calls citations')
+        monkeypatch.setattr(module, "PASS", dataclasses.replace(module.PASS, select=recording))
     return calls
+
+
+def install_package(packages: Path, module: str, source: Path, entry_points: str) -> None:
+    """A package as pip leaves it in the folder `packages`: the file `source` as `module`.py, and its dist-info
+    folder declaring `entry_points` (the text of its entry_points.txt)."""
+    info = packages / f"{module}-1.0.dist-info"
+    info.mkdir(parents=True)
+    shutil.copy(source, packages / f"{module}.py")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(entry_points)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from pipeline import urls
 from pipeline.urls import article_url, href, leaves_site
 
 
@@ -56,3 +57,23 @@ def test_a_redirect_may_leave_only_by_http_or_https():
     assert leaves_site(" https://example.org", ("http", "https"))
     assert not leaves_site("mailto:a@example.org", ("http", "https"))
     assert not leaves_site("javascript://x", ("http", "https"))
+
+
+@pytest.mark.parametrize("path, lang, url", [
+    ("es/Bases/Vistas.md", "es", "es/bases/vistas/"),  # a language's folder is not repeated
+    ("en/Home.md", "en", "home/"),  # the default language's folder is the site's root
+    ("es/Home.md", "en", "es/home/"),  # a folder named as another language is a folder
+    ("ES/Notas.md", "es", "es/notas/"),
+])  # fmt: skip
+def test_a_top_folder_named_as_the_pages_language_is_its_part_of_the_site(path, lang, url):
+    stem = path.rsplit("/", 1)[1][:-3]
+    assert urls.article_url(path, stem, lang, "en") == url
+
+
+@pytest.mark.parametrize("target, named", [
+    ("photo.png", True), ("docs/Guide v2.PDF", True), ("archive.tar.gz", True), ("note.md", False),
+    ("Why do links break‽", False), ("v1.2 release notes", False), ("folder/", False), (".hidden", False),
+])  # fmt: skip
+def test_a_target_with_an_extension_other_than_markdown_names_an_attachment(target, named):
+    assert urls.is_attachment(target) is named
+    assert urls.attachment_url("assets/Logo (dark).svg") == "assets/Logo%20%28dark%29.svg"

@@ -29,8 +29,10 @@ def run(args) -> int:
         print(f"{path}:{line}: {message}")
     for path, code, message in report.notices:
         print(f"{path}: {code}: {message}")
+    attached = report.attachments
     print(
         f"captured {report.files} files: {len(report.new)} new, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed; {jobs} jobs planned"
+        f"{len(report.removed)} removed; {attached.files} attachments: {len(attached.new)} new, "
+        f"{attached.unchanged} unchanged, {len(attached.removed)} removed; {jobs} jobs planned"
     )
     return 0

@@ -8,7 +8,7 @@ from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.storage.store import open_store
 
 TABLES = (
-    "captures", "capture_history", "processing_jobs", "job_attempts",
+    "captures", "capture_history", "attachment_captures", "processing_jobs", "job_attempts",
     "processing_results", "result_fields", "result_digests",
 )  # fmt: skip
 

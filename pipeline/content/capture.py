@@ -2,7 +2,8 @@
 
 `capture_content` walks the content folder (which files it takes, and reads
 how, safely: `scan`), hashes each Markdown file and
-records a capture for every (path, bytes) pair it has not seen before. A path
+records a capture for every (path, bytes) pair it has not seen before; the
+other files are captured as attachments (`attachments`), in the same transaction. A path
 whose bytes match its current capture costs one read and one hash. Removals
 are captures too (kind `removal`), and `capture_history` records which capture
 each path pointed to over time. Nothing here ever writes to the content folder.
@@ -24,6 +25,7 @@ from typing import Callable, Iterator, NamedTuple
 
 from pipeline.config import Config, worker_count
 from pipeline.content.article import Article
+from pipeline.content.attachments import AttachmentReport, capture_attachments
 from pipeline.content.scan import Notice, Scan, history_mark, read_regular, scan_sources, skip_notice
 from pipeline.content.source import ParsedSource, decode, parse_source
 from pipeline.runtime import jsonio
@@ -35,7 +37,7 @@ from pipeline.storage.store import db_path, plain_rows, reader, rows_for_ids, wr
 class CaptureReport:
     """What one capture run saw."""
 
-    files: int = 0
+    files: int = 0  # the Markdown files (the attachments: `attachments`)
     new: list[int] = field(default_factory=list)  # capture ids created or restored this run
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
@@ -43,6 +45,7 @@ class CaptureReport:
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
     notices: list[Notice] = field(default_factory=list)  # files left out or renamed (`scan`), reported as warnings
     commit: str | None = None  # git HEAD of the content folder (None outside a repository)
+    attachments: AttachmentReport = field(default_factory=AttachmentReport)  # the other files: counted apart
 
 
 class Current(NamedTuple):
@@ -227,6 +230,7 @@ def capture_content(
             _observe(conn, rel, _removal_capture(conn, rel, gone_from[rel].sha256, now, commit), now, commit)
             report.removed.append(rel)
             del current_ids[rel]
+        report.attachments = capture_attachments(conn, config, scan, now, commit, report.notices)
     report.current = [current_ids[rel] for rel in sorted(current_ids)]  # what current_capture_ids reads back
     report.problems.sort()  # by path, whichever process or step found them
     report.notices.sort()

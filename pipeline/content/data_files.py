@@ -1,17 +1,18 @@
-"""The content root's data files `redirects.yaml` and `categories.yaml`, validated once into typed records.
+"""The content root's data files `redirects.yaml`, `categories.yaml` and `citations.yaml`, validated once
+into typed records.
 
-Each file is read by `facts.gather`; here its YAML value becomes `Redirect`s or `Category`s, and
-every entry that breaks a rule becomes a problem (path, line, message) and is left out (or, for
-an optional field of the wrong type, given its default), so the link index and the site's pages
-see the same entries and a bad one is reported once. Passes and the site read the records as
-plain data (`plain`): without their lines, so that a comment or blank line added to a data file
-changes no job's read set.
+Each file is read once per build by `facts`; here its YAML value becomes `Redirect`s, `Category`s
+or `Citation`s, and every entry that breaks a rule becomes a problem (path, line, message) and is
+left out (or, for an optional field of the wrong type, given its default), so the link index, the
+passes and the site's pages see the same entries and a bad one is reported once. Passes and the
+site read the records as plain data (`plain`): without their lines, so that a comment or blank
+line added to a data file changes no job's read set.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import yaml
 
@@ -19,6 +20,7 @@ from pipeline.text import lookup_key
 
 Problem = tuple[str, int, str]  # (path, line, message), as `facts.Facts.problems`
 NOT_REDIRECTS = "is not a list of redirects (`- from: ...` and `to: ...`) or a mapping from -> to"
+NOT_CITATIONS = "is not a list of citations (`- id: ...`) or a mapping from id to entry"
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,14 @@ class Category:
     name: str  # the id when the entry names none
     scope: str | None
     order: float | None  # None: listed after the categories that give one
+    line: int
+
+
+@dataclass(frozen=True)
+class Citation:
+    id: str  # as markers name it: `id: 1` is `[^1]`
+    text: str  # its `text`, else its `title`, else its id
+    url: str | None
     line: int
 
 
@@ -98,42 +108,104 @@ def categories(value: object, node: yaml.Node | None, path: str = "categories.ya
             found.problem(_line(node), "`categories` is not a list of `- id: ...` entries")
         return [], found.problems
     records: list[Category] = []
-    first: dict[str, int] = {}
-    for entry, line in _items(value, node):
-        ident = entry.get("id") if isinstance(entry, dict) else None
-        ident = ident.strip() if isinstance(ident, str) else ""
-        if not ident:
-            found.problem(line, "a category entry has no `id`")
-        elif ident in first:
-            found.problem(line, f"the category {_shown(ident)} is already given at line {first[ident]}")
-        else:
-            first[ident] = line
-            name = _field(entry, "name", str, "text", found, line) or ident
-            order = _field(entry, "order", (int, float), "a number", found, line)
-            scope = _field(entry, "scope", str, "text", found, line)
-            records.append(Category(ident, name.strip(), scope, order, line))
+    entries = [(_category_id(entry), entry, line) for entry, line in _items(value, node)]
+    for ident, entry, line in _first_of_each("category", entries, found):
+        shown = f"the category {_shown(ident)}"
+        name = _field(entry, "name", str, "text", found, line, shown) or ident
+        order = _field(entry, "order", (int, float), "a number", found, line, shown)
+        scope = _field(entry, "scope", str, "text", found, line, shown)
+        records.append(Category(ident, name.strip(), scope, order, line))
     return records, found.problems
 
 
-def _field(entry: dict, key: str, kind, described: str, found: _Problems, line: int):
-    """`entry[key]` when it is of `kind`; else None, and a problem when it is there but of another kind."""
+def _category_id(entry: object) -> str | None:
+    ident = entry.get("id") if isinstance(entry, dict) else None
+    return (ident.strip() or None) if isinstance(ident, str) else None
+
+
+def citations(value: object, node: yaml.Node | None, path: str = "citations.yaml") -> tuple[list, list[Problem]]:
+    """The `Citation`s of a list of `{id, text, url}` entries (`title` for a missing `text`), of a mapping from
+    id to entry (or to its text), or of a single key holding the list (`citations: [...]`); the first of several
+    entries with one id wins."""
+    found = _Problems(path, [])
+    records: list[Citation] = []
+    for ident, entry, line in _first_of_each("citation", _citation_entries(value, node, found), found):
+        shown = f"the citation {_shown(ident)}"
+        text, title, url = [clean_text(_field(entry, key, str, "text", found, line, shown))
+                            for key in ("text", "title", "url")]  # fmt: skip
+        records.append(Citation(ident, text or title or ident, url, line))
+    return records, found.problems
+
+
+def _citation_entries(value: object, node: yaml.Node | None, found: _Problems) -> list[tuple[str | None, dict, int]]:
+    """(id, entry, line) of each entry of `citations.yaml`'s value (id None when it names none)."""
+    if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), list):
+        (key,) = value
+        value, node = value[key], _value_node(node, key)
+    if isinstance(value, list):
+        return [(entry_id(entry.get("id")) if isinstance(entry, dict) else None, entry, line)
+                for entry, line in _items(value, node)]  # fmt: skip
+    if not isinstance(value, dict):
+        found.problem(_line(node), NOT_CITATIONS)
+        return []
+    entries = []
+    for (key, entry), line in _items(value, node):
+        entry = {"text": entry} if isinstance(entry, str) else entry
+        if isinstance(entry, dict):
+            entries.append((entry_id(entry.get("id", key)), entry, line))
+        else:
+            found.problem(line, f"the citation {_shown(key)} is not a mapping (`text`, `url`) or a text")
+    return entries
+
+
+def entry_id(value: object) -> str | None:
+    """A reference id as text, as markers name it (`id: 1` is `[^1]`), of `citations.yaml` and of frontmatter
+    `references:` alike; None for anything that cannot name one."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    return str(value).strip() or None
+
+
+def clean_text(value: object) -> str | None:
+    """A text field stripped; None when it is blank, missing or not text."""
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _first_of_each(kind: str, entries: list[tuple[str | None, dict, int]], found: _Problems) -> Iterator[tuple]:
+    """(id, entry, line) of each entry whose id no entry before gave; a problem for each other one (`kind`:
+    what an entry is, as problems name it)."""
+    first: dict[str, int] = {}
+    for ident, entry, line in entries:
+        if ident is None:
+            found.problem(line, f"a {kind} entry has no `id`")
+        elif ident in first:
+            found.problem(line, f"the {kind} {_shown(ident)} is already given at line {first[ident]}")
+        else:
+            first[ident] = line
+            yield ident, entry, line
+
+
+def _field(entry: dict, key: str, kind, described: str, found: _Problems, line: int, shown: str):
+    """`entry[key]` when it is of `kind`; else None, and a problem when it is there but of another kind
+    (`shown`: the entry as the problem names it)."""
     value = entry.get(key)
     if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
         return value
-    found.problem(line, f"the category {_shown(entry['id'].strip())} has a `{key}` that is not {described}")
+    found.problem(line, f"{shown} has a `{key}` that is not {described}")
     return None
 
 
-# name -> its validator; the other data files (citations.yaml) are read as they parse
+# name -> its validator: every data file of the content root (`facts.DATA_FILES`)
 VALIDATORS: dict[str, Callable[[object, yaml.Node | None, str], tuple[list, list[Problem]]]] = {
     "redirects": redirects,
     "categories": categories,
+    "citations": citations,
 }
 
 
 def validated(name: str, value: object, node: yaml.Node | None = None) -> tuple[object, list[Problem]]:
     """What `Wiki.data[name]` holds for the data file `name` whose YAML is `value` (`node`: its node tree, for
-    lines), and the problems of its entries: a validated file's records as plain data; another's value."""
+    lines), and the problems of its entries: its records as plain data (a name no validator has: its value)."""
     validate = VALIDATORS.get(name)
     if validate is None or value is None:
         return value, []
@@ -141,7 +213,7 @@ def validated(name: str, value: object, node: yaml.Node | None = None) -> tuple[
     return plain(records), problems
 
 
-def plain(records: list[Redirect] | list[Category]) -> list[dict]:
+def plain(records: list[Redirect] | list[Category] | list[Citation]) -> list[dict]:
     """The records as passes and pages read them (`Wiki.data`): each a dict of its fields but its line."""
     return [{name: value for name, value in asdict(record).items() if name != "line"} for record in records]
 

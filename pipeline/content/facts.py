@@ -1,10 +1,11 @@
 """What passes may know beyond the captures: data files and history.
 
 - Data files in the content root (`redirects.yaml`, `categories.yaml`,
-  `citations.yaml`), parsed by `safe_yaml` (with its limits); a file that
-  does not parse becomes a problem with its line, and the build goes on
-  without it. Redirects and categories are validated here, once, into
-  records (`data_files`), held as plain data.
+  `citations.yaml`), read once per build (`read_data_files`: the build
+  stamp names their bytes, `gather` parses the same bytes) and parsed by
+  `safe_yaml` (with its limits); a file that does not parse becomes a
+  problem with its line, and the build goes on without it. Each is
+  validated here, once, into records (`data_files`), held as plain data.
 - Git: the last commit time of every file, from one `git log` walk.
 - Capture history: every (time, hash) a path has had, and the whole capture log.
 """
@@ -27,7 +28,7 @@ from pipeline.runtime import jsonio, safe_yaml
 from pipeline.runtime.records import made
 from pipeline.storage.store import plain_rows, store_identity
 
-DATA_FILES = ("redirects", "categories", "citations")
+DATA_FILES = tuple(data_files.VALIDATORS)  # redirects, categories, citations
 
 
 @dataclass
@@ -39,25 +40,36 @@ class Facts:
     log: list = field(default_factory=list)  # every Change, oldest first (history and recent-changes pages)
 
 
+def read_data_files(content_dir: Path) -> dict[str, bytes | None]:
+    """name -> the bytes of the data file (None: absent, or not to be read: `scan`)."""
+    return {name: read_inside(content_dir, f"{name}.yaml") for name in DATA_FILES}
+
+
 def gather(
-    conn: sqlite3.Connection, content_dir: Path, capture_ids: list[int] | None = None, kept: Path | None = None
+    conn: sqlite3.Connection, content_dir: Path, capture_ids: list[int] | None = None, kept: Path | None = None,
+    raw: dict[str, bytes | None] | None = None,
 ) -> Facts:
     """Read, once per build, everything passes and pages know beyond the captures themselves.
 
     `capture_ids`: the current captures when the caller knows them (a capture run just did); `kept`: where
-    the capture log is kept between builds (`capture_log`).
+    the capture log is kept between builds (`capture_log`); `raw`: the data files as the caller read them
+    (`read_data_files`), else read here.
     """
     ids = current_capture_ids(conn) if capture_ids is None else capture_ids
     result = Facts(capture_ids=ids, log=capture_log(conn, kept))
+    raw = read_data_files(content_dir) if raw is None else raw
     for name in DATA_FILES:
-        result.data[name] = _read_yaml(Path(content_dir) / f"{name}.yaml", result.problems)
+        result.data[name] = _parsed(name, raw[name], result.problems)
     result.facts["git_times"] = git_times(Path(content_dir))
     result.facts["history"] = history_of(result.log)
     return result
 
 
-def fact_sources(conn: sqlite3.Connection, content_dir: Path, commit: str | None) -> dict:
-    """What `gather` reads, identified without reading it: equal sources give equal Facts.
+def fact_sources(
+    conn: sqlite3.Connection, content_dir: Path, commit: str | None, raw: dict[str, bytes | None] | None = None
+) -> dict:
+    """What `gather` reads, identified without reading all of it: equal sources give equal Facts (`raw`: the
+    data files as the caller read them, to give `gather` too; else read here).
 
     The capture log is append-only, so its newest row names all of it, in its store (a state database made
     anew numbers its rows, and its captures, from 1 again: `store_identity` tells it from the last); git
@@ -65,27 +77,27 @@ def fact_sources(conn: sqlite3.Connection, content_dir: Path, commit: str | None
     the last build's before gathering anything.
     """
     (newest,) = conn.execute("SELECT MAX(id) FROM capture_history").fetchone()
-    data = {}
-    for name in DATA_FILES:
-        raw = read_inside(content_dir, f"{name}.yaml")  # None: absent, or not to be read (`scan`)
-        data[name] = None if raw is None else hashlib.sha256(raw).hexdigest()
-    return {"store": store_identity(conn), "log": newest, "commit": commit, "data": data}
+    (attached,) = conn.execute("SELECT MAX(id) FROM attachment_captures").fetchone()  # `Wiki.attachments`
+    raw = read_data_files(content_dir) if raw is None else raw
+    data = {name: None if raw[name] is None else hashlib.sha256(raw[name]).hexdigest() for name in DATA_FILES}
+    return {"store": store_identity(conn), "log": newest, "attachments": attached, "commit": commit, "data": data}
 
 
-def _read_yaml(path: Path, problems: list) -> object:
-    raw = read_inside(path.parent, path.name)  # None: absent, or not to be read (`scan`)
+def _parsed(name: str, raw: bytes | None, problems: list) -> object:
+    """The data file `name`'s records (`data_files.validated`) from its bytes; None when it has none."""
     if raw is None:
         return None
+    path = f"{name}.yaml"
     text, error = decode(raw)
     if text is None:
-        problems.append((path.name, 1, error))
+        problems.append((path, 1, error))
         return None
     try:
         value, node = safe_yaml.load_document(text)
     except safe_yaml.YamlError as exc:
-        problems.append((path.name, exc.line, f"YAML {exc}"))
+        problems.append((path, exc.line, f"YAML {exc}"))
         return None
-    data, found = data_files.validated(path.stem, value, node)
+    data, found = data_files.validated(name, value, node)
     problems += found
     return data
 

@@ -1,18 +1,20 @@
 """The content folder's files, and which of them must be read: the first step of a capture.
 
-What is captured: the Markdown files (`.md`, `.markdown`) of the content folder and its
-subfolders, but hidden ones (a name starting with '.') and those an `exclude` pattern
-matches. Content is untrusted, so only regular files are read: a FIFO, a device or a socket
-is left out, and so is a symbolic link, unless it resolves to a regular file inside the
-content folder (then it is followed). A symbolic link to a folder is never walked. Each file
-left out is a `skipped-file` warning naming it (`Notice`); the data files at the root
-(`*.yaml`) are checked by the same rule, and read by `read_inside`. A file name that is not
+What is captured: every file of the content folder and its subfolders, but hidden ones (a
+name starting with '.'), those an `exclude` pattern matches, the data files at the root
+(`*.yaml`, read by `read_inside`) and the state folder, should it lie inside. The Markdown files
+(`.md`, `.markdown`) are articles; the others are attachments (`attachments.py`). Content is
+untrusted, so only regular files are read: a FIFO, a device or a socket is left out, and so is a
+symbolic link, unless it resolves to a regular file inside the content folder (then it is
+followed). A symbolic link to a folder is never walked. Each file left out is a `skipped-file`
+warning naming it (`Notice`); the data files are checked by the same rule. A file name that is not
 UTF-8 is captured under an escaped name (`escaped_name`), with a `not-utf8-name` warning.
 
 A file whose size and modification time are those it had when it was last hashed, into
 its path's current capture, is vouched for by them and not read. As git does for its
 index, a file modified within RACY_NS of being hashed is read every time, so two writes
-in one timestamp tick can never hide a change. The scan only reads the store: a build
+in one timestamp tick can never hide a change (attachments alike, while their bytes are
+kept: `ATTACHMENT_STORE`). The scan only reads the store: a build
 runs it in its forked helper process (`forks.ForkedHelper`) while it loads its passes, and a capture
 takes it only if no capture was recorded since (`Scan.history`).
 """
@@ -26,7 +28,7 @@ import sqlite3
 import stat as modes
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from pipeline.config import Config
 from pipeline.errors import UserError
@@ -42,6 +44,7 @@ OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(
 OPEN_FILES = "/proc/self/fd"  # Linux: where an open file's real path is read back
 HAS_OPEN_FILES = os.path.isdir(OPEN_FILES)
 READ_CHUNK = 1 << 20
+ATTACHMENT_STORE = "attachments"  # in the state folder: the attachments' bytes, by hash (`attachments.py`)
 
 
 class Notice(NamedTuple):
@@ -63,9 +66,19 @@ class Skipped(OSError):
 class Listing:
     """The files of the content folder to capture, as `list_sources` found them."""
 
-    paths: list[str]  # sorted, '/'-separated, as the store records them (`escaped_name`)
+    paths: list[str]  # the Markdown files: sorted, '/'-separated, as the store records them (`escaped_name`)
     on_disk: dict[str, str] = field(default_factory=dict)  # escaped path -> its name on disk (not UTF-8)
     notices: list[Notice] = field(default_factory=list)
+    attachments: list[str] = field(default_factory=list)  # the other files, as `paths`
+
+
+@dataclass
+class AttachmentScan:
+    """The attachments of the content folder (sorted paths), and the stat of each one to read (as `Scan`'s)."""
+
+    paths: list[str] = field(default_factory=list)
+    unvouched: dict[str, tuple[int, int]] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -77,41 +90,64 @@ class Scan:
     unread: list[str] = field(default_factory=list)  # of `paths`, those the stat failed on: left at their capture
     notices: list[Notice] = field(default_factory=list)
     on_disk: dict[str, str] = field(default_factory=dict)  # escaped path -> its name on disk (`Listing.on_disk`)
-    history: int = 0  # the last capture_history row when the store was read (`history_mark`)
+    history: int = 0  # the captures recorded when the store was read (`history_mark`)
+    attachments: AttachmentScan = field(default_factory=AttachmentScan)
 
     def mark_unread(self, rel: str, error: OSError) -> None:
         self.unread.append(rel)
+        self.notices.append(skip_notice(rel, error))
+
+    def mark_attachment_unread(self, rel: str, error: OSError) -> None:
+        self.attachments.unread.append(rel)
         self.notices.append(skip_notice(rel, error))
 
 
 def scan_sources(config: Config, db: str | None = None) -> Scan:
     """Walk and stat the content folder; with `db` (a store's path), vouch for the files its file_stats may."""
     listing = list_sources(config)
-    history, known = _vouching(reader(db)) if db is not None else (0, {})
+    kept = os.path.isdir(os.path.join(config.state_dir, ATTACHMENT_STORE))  # else each attachment is read again
+    history, known = _vouching(reader(db), kept) if db is not None else (0, {})
     folder = os.path.join(config.content_dir, "")  # with its separator: no join per file
     scan = Scan(listing.paths, notices=listing.notices, on_disk=listing.on_disk, history=history)
-    on_disk = listing.on_disk
-    # A file replaced since the walk by what may not be read is refused when read (`read_regular`).
-    for rel in listing.paths:
-        try:
-            stat = os.stat(folder + (on_disk.get(rel, rel) if on_disk else rel))
-        except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
-            scan.mark_unread(rel, exc)
-            continue
-        size, mtime, checked = known.get(rel, (None, None, 0))
-        if (size, mtime) != (stat.st_size, stat.st_mtime_ns) or mtime >= checked - RACY_NS:
-            scan.unvouched[rel] = (stat.st_size, stat.st_mtime_ns)
+    scan.attachments.paths = listing.attachments
+    _stat_each(folder, listing.paths, listing.on_disk, known, scan.unvouched, scan.mark_unread)
+    _stat_each(folder, listing.attachments, listing.on_disk, known, scan.attachments.unvouched,
+               scan.mark_attachment_unread)  # fmt: skip
     return scan
 
 
-def _vouching(conn: sqlite3.Connection) -> tuple[int, dict[str, tuple[int, int, int]]]:
-    """(history mark, path -> (size, mtime_ns, checked_ns) of each file last hashed into its current capture),
-    read in one transaction (the join, in SQLite, saves making a dict of every path's sha256 here)."""
+def _stat_each(folder: str, paths: list[str], on_disk: dict[str, str], known: dict, unvouched: dict,
+               unread: Callable[[str, OSError], None]) -> None:  # fmt: skip
+    """Stat each of `paths`: those the stats `known` (`_vouching`) do not vouch for go into `unvouched`, with their
+    stat before reading; those the stat fails on, to `unread`."""
+    # A file replaced since the walk by what may not be read is refused when read (`open_regular`).
+    for rel in paths:
+        try:
+            stat = os.stat(folder + (on_disk.get(rel, rel) if on_disk else rel))
+        except OSError as exc:  # vanished or unreadable mid-walk: report it, keep going
+            unread(rel, exc)
+            continue
+        size, mtime, checked = known.get(rel, (None, None, 0))
+        if (size, mtime) != (stat.st_size, stat.st_mtime_ns) or mtime >= checked - RACY_NS:
+            unvouched[rel] = (stat.st_size, stat.st_mtime_ns)
+
+
+# The attachments' stats (few) are joined from their side: file_stats holds a row per Markdown file too.
+VOUCHED_ATTACHMENTS = """
+    UNION ALL SELECT f.path, f.size, f.mtime_ns, f.checked_ns FROM current_attachments a
+    CROSS JOIN file_stats f ON f.path = a.path AND f.sha256 = a.sha256 AND a.kind = 'file'"""
+
+
+def _vouching(conn: sqlite3.Connection, attachments: bool) -> tuple[int, dict[str, tuple[int, int, int]]]:
+    """(history mark, path -> (size, mtime_ns, checked_ns) of each file last hashed into its current capture, of
+    the attachments too with `attachments`), read in one transaction (the join, in SQLite, saves making a dict
+    of every path's sha256 here)."""
     conn.execute("BEGIN")
     try:
         rows = plain_rows(conn).execute(
             """SELECT f.path, f.size, f.mtime_ns, f.checked_ns FROM file_stats f
                JOIN current_captures c ON c.path = f.path AND c.sha256 = f.sha256 AND c.kind = 'file'"""
+            + (VOUCHED_ATTACHMENTS if attachments else "")
         )  # fmt: skip
         return history_mark(conn), {path: (size, mtime, checked) for path, size, mtime, checked in rows}
     finally:
@@ -119,8 +155,12 @@ def _vouching(conn: sqlite3.Connection) -> tuple[int, dict[str, tuple[int, int, 
 
 
 def history_mark(conn: sqlite3.Connection) -> int:
-    """The id of the last capture_history row (0: none): it changes with every capture recorded."""
-    return conn.execute("SELECT COALESCE(MAX(id), 0) FROM capture_history").fetchone()[0]
+    """The sum of the ids of the last capture_history and attachment_captures rows (0: none): it grows with
+    every capture recorded (rows are never deleted)."""
+    return conn.execute(
+        """SELECT (SELECT COALESCE(MAX(id), 0) FROM capture_history)
+                  + (SELECT COALESCE(MAX(id), 0) FROM attachment_captures)"""
+    ).fetchone()[0]
 
 
 def require_content_folder(folder: Path) -> Path:
@@ -134,7 +174,7 @@ def require_content_folder(folder: Path) -> Path:
 def list_sources(config: Config) -> Listing:
     """The files to capture (see the module's docstring), with a notice of each one left out or renamed."""
     root = os.path.join(require_content_folder(config.content_dir), "")
-    walk = _Walk(os.path.realpath(root), config.exclude)
+    walk = _Walk(os.path.realpath(root), config.exclude, _folder_inside(root, config.state_dir))
     while walk.folders:
         folder = walk.folders.pop()
         try:
@@ -144,9 +184,18 @@ def list_sources(config: Config) -> Listing:
                         walk.take(entry, folder)
         except OSError as exc:  # an unreadable folder: report it, keep going
             walk.notices.append(skip_notice(escaped_name(folder.rstrip("/") or "."), exc))
-    listing = _escaped(walk.found)
-    listing.notices = sorted(listing.notices + walk.notices)
+    listing, others = _escaped(walk.found), _escaped(walk.attachments)
+    listing.attachments = others.paths
+    listing.on_disk.update(others.on_disk)
+    listing.notices = sorted(listing.notices + others.notices + walk.notices)
     return listing
+
+
+def _folder_inside(root: str, folder: Path) -> str | None:
+    """`folder` as the walk names it ('/'-ended), when it lies inside the content folder `root`: a state folder
+    there holds what a capture writes (the attachments' bytes), never content."""
+    real_root, real = os.path.realpath(root), os.path.realpath(folder)
+    return os.path.relpath(real, real_root) + "/" if _inside(real_root, real) else None
 
 
 @dataclass
@@ -155,26 +204,28 @@ class _Walk:
 
     real_root: str  # the content folder, resolved
     exclude: list[str]
+    state: str | None = None  # the state folder, when it lies inside the content folder (`_folder_inside`)
     folders: list[str] = field(default_factory=lambda: [""])  # to walk, each ending in '/' (but the root)
-    found: list[str] = field(default_factory=list)  # the files to capture, by their names on disk
+    found: list[str] = field(default_factory=list)  # the Markdown files to capture, by their names on disk
+    attachments: list[str] = field(default_factory=list)  # the other files to capture, likewise
     notices: list[Notice] = field(default_factory=list)
 
     def take(self, entry: os.DirEntry, folder: str) -> None:
         """Walk the entry of `folder` later (a folder), take it (a file to capture), or report it left out."""
         rel = folder + entry.name
         if entry.is_dir(follow_symlinks=False):
-            self.folders.append(rel + "/")
+            if rel + "/" != self.state:
+                self.folders.append(rel + "/")
             return
         markdown = entry.name.lower().endswith(MARKDOWN_SUFFIXES)
         if markdown and entry.is_file(follow_symlinks=False):  # nearly every file a walk meets (not a link)
             if not self.excluded(rel):
                 self.found.append(rel)
             return
+        if self.excluded(rel):
+            return
         data = not folder and entry.name.endswith(DATA_SUFFIX)
         link = entry.is_symlink()
-        # Another file is none of the capture's business, but a link to a folder holds what a walk would take.
-        if not (markdown or data or (link and entry.is_dir())) or self.excluded(rel):
-            return
         try:
             if link:
                 check_link(entry.path, self.real_root)
@@ -187,6 +238,8 @@ class _Walk:
             return
         if markdown:
             self.found.append(rel)
+        elif not data:
+            self.attachments.append(rel)
 
     def excluded(self, rel: str) -> bool:
         return any(fnmatch.fnmatch(rel, pattern) for pattern in self.exclude)
@@ -253,12 +306,11 @@ def _escaped(found: list[str]) -> Listing:
     return listing
 
 
-def read_regular(path: str, real_root: str) -> bytes:
-    """The bytes of the regular file at `path`, inside the content folder (`real_root`, resolved).
+def open_regular(path: str, real_root: str) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at `path`, inside the content folder (`real_root`, resolved), and its stat.
 
     The file is checked once open, by its descriptor: a path swapped since it was scanned, for a FIFO, a
     device or a link out of the folder, is refused (Skipped), and opening never waits for a FIFO's writer.
-    Read with the os module's calls: a file object's buffers and checks cost more than these checks.
     """
     fd = os.open(path, OPEN_FLAGS)
     try:
@@ -267,6 +319,17 @@ def read_regular(path: str, real_root: str) -> bytes:
             raise Skipped(_not_regular(stat.st_mode))
         if HAS_OPEN_FILES and not _inside(real_root, os.readlink(f"{OPEN_FILES}/{fd}")):
             raise Skipped("a symbolic link to outside the content folder")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, stat
+
+
+def read_regular(path: str, real_root: str) -> bytes:
+    """The bytes of the regular file at `path`, inside the content folder (`open_regular`). Read with the os
+    module's calls: a file object's buffers and checks cost more than these checks."""
+    fd, stat = open_regular(path, real_root)
+    try:
         parts = [os.read(fd, stat.st_size + 1)]
         while parts[-1]:  # to an empty read: it may have grown since the fstat
             parts.append(os.read(fd, READ_CHUNK))

@@ -19,6 +19,7 @@ from pipeline.runtime import safe_yaml
 LANG_SUFFIX = re.compile(r"^(?P<stem>.+)\.(?P<lang>[a-z]{2}(?:-[A-Z]{2})?)$")
 FENCE = re.compile(r"^---[ \t]*\r?$")
 FENCE_END = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
+UNCLOSED = "frontmatter is not closed by a '---' line"  # then the whole file is the body
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def split_frontmatter(text: str) -> tuple[dict | None, str | None, int | None, i
         return None, None, None, 1
     end = next((i for i in range(1, len(lines)) if FENCE_END.match(lines[i])), None)
     if end is None:
-        return None, "frontmatter is not closed by a '---' line", 1, 1
+        return None, UNCLOSED, 1, 1
     try:
         meta = safe_yaml.load("\n".join(lines[1:end]))
     except safe_yaml.YamlError as exc:
@@ -125,6 +126,23 @@ def name_lang_slug(path: str, default_language: str) -> tuple[str, str]:
     if match:
         return match["lang"], match["stem"]
     return default_language, stem
+
+
+def folder_language(path: str, languages: list[str] | None) -> str | None:
+    """The language a file's top-level folder names (`es/Bases/Vistas.md` -> `es`): one of `languages`, or any
+    language tag when the wiki lists none; None for a file at the root or in another folder."""
+    top, slash, _ = path.partition("/")
+    top = top.lower()
+    if not slash or not is_language_tag(top):
+        return None
+    return top if languages is None or top in languages else None
+
+
+def folders_are_languages(paths: list[str], languages: list[str] | None) -> bool:
+    """Whether the wiki is one vault per language: it lists its languages, and every top-level folder
+    holding notes is one of them."""
+    tops = {path.partition("/")[0].lower() for path in paths if "/" in path}
+    return bool(languages) and bool(tops) and tops <= set(languages)
 
 
 def frontmatter_language(meta: dict) -> str | None:

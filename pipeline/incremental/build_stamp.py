@@ -19,13 +19,14 @@ stamp it belongs to, so the two are never taken from different builds.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.config import Config
 from pipeline.diagnostics import Diagnostic
-from pipeline.passes.base import PassSpec
+from pipeline.passes.contract import PassSpec
 from pipeline.runtime import jsonio
 from pipeline.runtime.records import made
 
@@ -46,12 +47,16 @@ def stamp_of(
     material = {
         "code": code,
         "captures": capture_ids,
-        "passes": [(spec.name, spec.version, spec.contract_version, spec.module) for spec in specs],
+        "passes": [(spec.name, spec.version, spec.contract_version, spec.module, _settings(spec)) for spec in specs],
         "options": options,
         "sources": sources,
         "site": site,
     }
     return hashlib.sha256(jsonio.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def _settings(spec: PassSpec) -> dict | None:
+    return None if spec.settings is None else dataclasses.asdict(spec.settings)
 
 
 def _path(config: Config, kind: str) -> Path:

@@ -47,6 +47,7 @@ passes that say (`TOUCHES`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sqlite3
 from dataclasses import dataclass, field
@@ -56,7 +57,8 @@ from typing import Iterable
 
 from pipeline.content.article import Article
 from pipeline.incremental.kept_indexes import load_stored_indexes
-from pipeline.passes.base import WIKI_PARTS, PassSpec, Wiki
+from pipeline.passes.base import Wiki
+from pipeline.passes.contract import WIKI_PARTS, PassSpec
 from pipeline.runtime import jsonio
 from pipeline.storage.results import ResultFacts
 from pipeline.storage.store import rows_for_ids, write
@@ -68,9 +70,9 @@ def reads_of(spec: PassSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(READS, READS_OWN) as the planner takes them: everything when the pass did not say."""
     if spec.select is None:
         return (), ()
-    if spec.reads is None:
+    if spec.plan.reads is None:
         return WIKI_PARTS + spec.needs, ()
-    return spec.reads, spec.reads_own
+    return spec.plan.reads, spec.plan.reads_own
 
 
 def read_results(specs: list[PassSpec]) -> set[str]:
@@ -80,18 +82,23 @@ def read_results(specs: list[PassSpec]) -> set[str]:
 
 
 # The parts digested whole: a read set of these alone needs no list of the articles.
-ABOUT_NO_ARTICLE = ("options", "data", "facts")
+ABOUT_NO_ARTICLE = ("options", "data", "facts", "attachments")
 
 
 def read_set_of(spec: PassSpec, wiki: Wiki, digests: Digests) -> tuple[str, dict[str, str]]:
     """The digest of what the pass reads across the wiki, and the parts it is made of (name -> digest)."""
     reads, _ = reads_of(spec)
     parts = {name: _part(part, wiki, digests) for name, part in sorted((_name(part), part) for part in reads)}
-    joined = [f"{spec.name}/{spec.version}"] + [f"{name}={digest}" for name, digest in parts.items()]
+    joined = [f"{spec.name}/{spec.version}/{_settings_digest(spec)}"] + [f"{name}={digest}" for name, digest in parts.items()]
     if any(part not in ABOUT_NO_ARTICLE for part in reads):
         parts["paths"] = _memo_hash(wiki, "paths", lambda: "\n".join(a.path for a in wiki.articles))
         joined.append(parts["paths"])
     return _sha("|".join(joined)), parts
+
+
+def _settings_digest(spec: PassSpec) -> str:
+    """The pass's own options as digested into its read set: a change re-plans it (they are in every job's inputs)."""
+    return "" if spec.settings is None else _sha(jsonio.dumps(dataclasses.asdict(spec.settings), sort_keys=True))
 
 
 def own_digests_of(spec: PassSpec, articles: list[Article], wiki: Wiki, digests: Digests) -> list[str]:
@@ -137,6 +144,8 @@ def _part(part, wiki: Wiki, digests: Digests) -> str:
         return _memo_hash(wiki, part, lambda: ",".join(str(a.capture_id) for a in wiki.articles))
     if part in ("options", "data", "facts"):
         return _memo_hash(wiki, part, lambda: _canonical(getattr(wiki, part)))
+    if part == "attachments":
+        return _memo_hash(wiki, part, lambda: "\n".join(f"{path}:{sha}" for path, sha in sorted(wiki.attachments.items())))
     of_pass = digests.get(part, {})
     return _memo_hash(wiki, f"results:{part}", lambda: "\n".join(f"{a.path}:{of_pass.get(a.capture_id, '-')}"
                                                                   for a in wiki.articles))  # fmt: skip
@@ -266,7 +275,7 @@ def reuse_across(
     """
     key = (spec.name, spec.version)
     row = conn.execute("SELECT world, parts FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
-    if spec.affected is None or row is None or row[1] is None:
+    if spec.plan.affected is None or row is None or row[1] is None:
         return None
     last = jsonio.loads(row[1])
     if last.keys() != parts.keys() or any(last[name] != parts[name] for name in ABOUT_NO_ARTICLE if name in parts):
@@ -274,8 +283,8 @@ def reuse_across(
     old = load_stored_indexes(conn, spec, row[0])
     if not old:
         return None
-    touched = load_touched(conn, key) if spec.touches else {}
-    affected = spec.affected(old, wiki, touched)
+    touched = load_touched(conn, key) if spec.plan.touches else {}
+    affected = spec.plan.affected(old, wiki, touched)
     if affected is None:
         return None
     return Across(_read_memo(conn, key, results, current), set(affected), touched)

@@ -19,13 +19,14 @@ import pickle
 import sqlite3
 
 from pipeline.incremental.code_digest import code_digest
-from pipeline.passes.base import PassSpec, Wiki
+from pipeline.passes.base import Wiki
+from pipeline.passes.contract import PassSpec
 from pipeline.runtime import jsonio
 
 
 def load_stored_indexes(conn: sqlite3.Connection, spec: PassSpec, read_set: str) -> dict:
     """memo key -> value of the KEEP memos `spec` built in `read_set`, by this code (else nothing)."""
-    return _load(conn, spec, _index_stamp(spec, read_set), spec.keeps)
+    return _load(conn, spec, _index_stamp(spec, read_set), spec.plan.keep)
 
 
 def save_stored_indexes(conn: sqlite3.Connection, spec: PassSpec, read_set: str, values: dict) -> None:
@@ -35,7 +36,7 @@ def save_stored_indexes(conn: sqlite3.Connection, spec: PassSpec, read_set: str,
 
 def load_by_capture(conn: sqlite3.Connection, spec: PassSpec, wiki: Wiki) -> dict[str, dict]:
     """memo key -> the KEEP_BY_CAPTURE dicts `spec` kept with the options of `wiki`, by this code (else nothing)."""
-    return _load(conn, spec, _options_stamp(spec, wiki), spec.keeps_by_capture)
+    return _load(conn, spec, _options_stamp(spec, wiki), spec.plan.keep_by_capture)
 
 
 def save_by_capture(
@@ -44,7 +45,7 @@ def save_by_capture(
     """Keep the KEEP_BY_CAPTURE dicts of `wiki` that grew from their `sizes` when loaded (memo key -> entries;
     none when not loaded), with the entries of the `current` captures only."""
     grown = {key: {capture: value for capture, value in values.items() if capture in current}
-             for key, values in wiki.memos(spec.keeps_by_capture).items() if len(values) != sizes.get(key)}  # fmt: skip
+             for key, values in wiki.memos(spec.plan.keep_by_capture).items() if len(values) != sizes.get(key)}  # fmt: skip
     if grown:
         _save(conn, spec, _options_stamp(spec, wiki), grown)
 

@@ -22,7 +22,8 @@ from pipeline.incremental.job_reuse import (
     Digests, PlanCache, reuse_across, load_memo, own_digests_of, result_digests, save_memo, read_set_of,
 )
 from pipeline.incremental.kept_indexes import load_by_capture, load_stored_indexes, save_by_capture, save_stored_indexes
-from pipeline.passes.base import PassSpec, Wiki
+from pipeline.passes.base import Wiki
+from pipeline.passes.contract import PassSpec
 from pipeline.runtime import jsonio
 from pipeline.runtime.forks import fork_map
 from pipeline.storage.results import ResultFacts, StoredOutputs, keep_mentions
@@ -104,10 +105,10 @@ def plan_round(
         keep_mentions(conn, wiki.results.values())  # what the read sets' parts searched the outputs for
         rows, blobs, touched = _slices(reuse.todo(), wiki, workers)
         for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
-            built = {key: value for key, value in wiki.memos(spec.keeps).items() if key not in reuse.loaded[spec.name]}
+            built = {key: value for key, value in wiki.memos(spec.plan.keep).items() if key not in reuse.loaded[spec.name]}
             if built:
                 save_stored_indexes(conn, spec, reuse.read_sets[spec.name][0], built)
-            if spec.keeps_by_capture:
+            if spec.plan.keep_by_capture:
                 save_by_capture(conn, spec, wiki, reuse.by_capture[spec.name], reuse.current)
         existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
@@ -190,7 +191,7 @@ class _Reused:
             new = ((self.articles[at].capture_id, own_digests[at]) for at in at_all)
             entries = [(cid, own, jobs[name][cid]) for cid, own in new]
             digests = {**_digests_known(entries, known), **done} if fresh else done
-            read = {**self.touched.get(name, {}), **touched.get(name, {})} if spec.touches else None
+            read = {**self.touched.get(name, {}), **touched.get(name, {})} if spec.plan.touches else None
             save_memo(conn, spec, self.read_sets[name], entries, fresh=fresh, digests=digests, touched=read)
             saved.append((spec, self.read_sets[name][0], entries, fresh))
         return saved
@@ -209,7 +210,7 @@ def _reuse(
     ids = [article.capture_id for article in articles]
     current = reuse.current = set(ids)
     for spec in specs:
-        if spec.keeps_by_capture:  # before the read set, which may read them (pairing's claims)
+        if spec.plan.keep_by_capture:  # before the read set, which may read them (pairing's claims)
             by_capture = load_by_capture(conn, spec, wiki)
             wiki.load_memos(by_capture)
             reuse.by_capture[spec.name] = {key: len(values) for key, values in by_capture.items()}
@@ -221,7 +222,7 @@ def _reuse(
             if across is not None:  # a read set changed in a few articles' results: the others keep their jobs
                 memo, affected, reuse.touched[spec.name] = across.memo, across.affected, across.touched
         # Before the own digests, which may read a stored index (pairing's evidence reads its index).
-        loaded = load_stored_indexes(conn, spec, read_set[0]) if spec.keeps else {}
+        loaded = load_stored_indexes(conn, spec, read_set[0]) if spec.plan.keep else {}
         wiki.load_memos(loaded)
         reuse.loaded[spec.name] = set(loaded)
         own_digests = reuse.own_digests[spec.name] = own_digests_of(spec, articles, wiki, digests)
@@ -253,9 +254,9 @@ def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, 
     for number, (article, spec) in enumerate(todo, start=1):
         if number % hasher.SWEEP_EVERY == 0:
             hasher.sweep()
-        slice_ = spec.select(article, wiki) if spec.select else {}
-        if spec.touches is not None:
-            touched.setdefault(spec.name, {})[article.capture_id] = list(spec.touches(article, wiki))
+        slice_ = spec.inputs_of(article, wiki)
+        if spec.plan.touches is not None:
+            touched.setdefault(spec.name, {})[article.capture_id] = list(spec.plan.touches(article, wiki))
         shas = {}
         for name, value in slice_.items():
             text, sha = hasher(value)

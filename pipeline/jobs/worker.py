@@ -25,7 +25,8 @@ from pipeline.jobs.queue import (
 )  # fmt: skip
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
 from pipeline.markdown.extensions import setting as markdown_setting
-from pipeline.passes.base import PassSpec, RetryableError
+from pipeline.passes.base import RetryableError
+from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import PassLoadError, load_passes
 from pipeline.runtime import jsonio
 from pipeline.runtime.contracts import COMPILED_CONTRACTS
@@ -123,7 +124,7 @@ class Worker:
         if article is None:
             return Outcome(job, error=f"capture {job.capture_id} not found")
         try:
-            output = spec.run(article, self.read_inputs(job.inputs))
+            output = spec.call(article, self.read_inputs(job.inputs))
         except RetryableError as exc:
             return Outcome(job, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
         except TRANSIENT as exc:

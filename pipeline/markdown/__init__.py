@@ -1,8 +1,10 @@
 """The Markdown dialect of the wiki, as one configured markdown-it-py parser.
 
 CommonMark plus the extensions of the table in `extensions.py`: by default
-GFM tables and strikethrough, footnotes, task lists, wikilinks, explicit
-heading ids (`## Title {#id}`) and heading anchors, and the limits that keep
+GFM tables and strikethrough, footnotes, task lists, `==highlight==`,
+`%%comments%%` and `<!-- -->` dropped, callouts, wikilinks, explicit
+heading ids (`## Title {#id}`) and heading anchors, Obsidian's block ids
+(`^id`) and inline `#tags`, and the limits that keep
 hostile text linear (`limits.py`); a wiki adds or turns off extensions with
 `markdown:` in `wiki.yaml`. Raw HTML is escaped unless `raw_html` is set. Passes and the renderer share these parsers, so what a pass
 extracts is what the page shows.
@@ -13,6 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from pipeline.markdown.comments import BODY_END
 from pipeline.markdown.skips import SKIPS
 
 if TYPE_CHECKING:
@@ -50,8 +53,8 @@ def make_parser(
 
 
 def markdown_input(options: dict) -> dict:
-    """What a pass that parses Markdown adds to its `select`: the `markdown` option when it is not the
-    default (so the default keeps the jobs' identities as they were)."""
+    """What a pass that parses Markdown adds to its `select`: the `markdown` option (the extension table's
+    text, `extensions.setting`), when the options name one."""
     markdown = options.get("markdown")
     return {"markdown": markdown} if markdown else {}
 
@@ -66,4 +69,6 @@ def parse(body: str, appended: str = "", raw_html: bool = False, markdown: str =
     treat both as read-only.
     """
     env: dict = {SKIPS: {}}  # where inline rules took no prose, for the links pass (`skips.py`)
+    if appended:
+        env[BODY_END] = body.count("\n") + 1  # a comment left open in the body hides none of `appended`
     return make_parser(raw_html=raw_html, markdown=markdown).parse(body + appended, env), env

@@ -11,24 +11,22 @@ or a module (a dotted name or a `.py` path) whose `EXTENSION` is a
 The resolved table (names, versions, options) is one canonical text, the
 `markdown` option passes read (`setting`): it is part of the fingerprint of
 every job that parses Markdown, so changing the list re-runs exactly those
-jobs. The default table is the empty text, so a wiki that changes nothing
-keeps the job identities it always had.
+jobs. The default table has its text too (not the empty text): a built-in
+added to it, or a version raised, changes that text, so the jobs that parse
+Markdown run again for every wiki, as the same text may now render otherwise.
+`""` still names the default table to `enabled` (a parser made without a setting).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib
-import importlib.util
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from pipeline.errors import ConfigError
+from pipeline.runtime.named_code import entry_points, import_named, is_module, unknown_name
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
     from markdown_it import MarkdownIt
@@ -72,6 +70,24 @@ def _tasklists(md: MarkdownIt) -> None:
     tasklists_plugin(md)
 
 
+def _callouts(md: MarkdownIt) -> None:
+    from pipeline.markdown.callouts import callouts_plugin
+
+    callouts_plugin(md)
+
+
+def _comments(md: MarkdownIt) -> None:
+    from pipeline.markdown.comments import comments_plugin
+
+    comments_plugin(md)
+
+
+def _highlight(md: MarkdownIt) -> None:
+    from pipeline.markdown.highlight import highlight_plugin
+
+    highlight_plugin(md)
+
+
 def _wikilinks(md: MarkdownIt) -> None:
     from pipeline.markdown.wikilinks import wikilinks_plugin
 
@@ -82,6 +98,42 @@ def _heading_ids(md: MarkdownIt) -> None:
     from pipeline.markdown.headings import heading_ids_plugin
 
     heading_ids_plugin(md)
+
+
+def _block_ids(md: MarkdownIt) -> None:
+    from pipeline.markdown.block_ids import block_ids_plugin
+
+    block_ids_plugin(md)
+
+
+def _tags(md: MarkdownIt) -> None:
+    from pipeline.markdown.tags import tags_plugin
+
+    tags_plugin(md)
+
+
+def _heading_permalinks(md: MarkdownIt) -> None:
+    from pipeline.markdown.headings import heading_permalinks_plugin
+
+    heading_permalinks_plugin(md)
+
+
+def _code(md: MarkdownIt) -> None:
+    from pipeline.markdown.code import code_plugin
+
+    code_plugin(md)
+
+
+def _mermaid(md: MarkdownIt) -> None:
+    from pipeline.markdown.diagrams import mermaid_plugin
+
+    mermaid_plugin(md)  # after `code`: it renders the mermaid fences and hands it the others
+
+
+def _math(md: MarkdownIt) -> None:
+    from pipeline.markdown.math import math_plugin
+
+    math_plugin(md)
 
 
 def _limits(md: MarkdownIt) -> None:
@@ -95,8 +147,17 @@ BUILTIN: dict[str, MarkdownExtension] = {ext.name: ext for ext in (
     MarkdownExtension("strikethrough", _core_rules("strikethrough"), enabled_by_default=True),
     MarkdownExtension("footnotes", _footnotes, enabled_by_default=True, required=True),
     MarkdownExtension("tasklists", _tasklists, enabled_by_default=True),
+    MarkdownExtension("highlight", _highlight, enabled_by_default=True),
+    MarkdownExtension("comments", _comments, enabled_by_default=True),
+    MarkdownExtension("callouts", _callouts, enabled_by_default=True),
     MarkdownExtension("wikilinks", _wikilinks, enabled_by_default=True, required=True),
     MarkdownExtension("heading_ids", _heading_ids, enabled_by_default=True, required=True),
+    MarkdownExtension("block_ids", _block_ids, enabled_by_default=True),
+    MarkdownExtension("tags", _tags, enabled_by_default=True),
+    MarkdownExtension("heading_permalinks", _heading_permalinks, enabled_by_default=True),
+    MarkdownExtension("code", _code, enabled_by_default=True),
+    MarkdownExtension("mermaid", _mermaid, enabled_by_default=True),
+    MarkdownExtension("math", _math, enabled_by_default=True),
     MarkdownExtension("limits", _limits, enabled_by_default=True, required=True),
 )}  # fmt: skip
 
@@ -106,16 +167,8 @@ Enabled = tuple[MarkdownExtension, dict]  # an extension and its options
 def declared_extensions() -> dict[str, MarkdownExtension]:
     """name -> extension, for each entry point of the group `pipeline.markdown` (loaded: a
     MarkdownExtension, or a plain plugin function taking no options)."""
-    import importlib.metadata  # only when a wiki names an extension that is neither built in nor a module
-
-    found = {}
-    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            loaded = entry.load()
-        except Exception as exc:  # an installed package's code: one line naming it
-            raise ConfigError(f"markdown: entry point {entry.name!r} cannot be loaded: {exc}") from None
-        found[entry.name] = _as_extension(loaded, entry.name, f"entry point {entry.name!r}")
-    return found
+    found = entry_points(ENTRY_POINT_GROUP, "markdown:")
+    return {name: _as_extension(loaded, name, f"entry point {name!r}") for name, loaded in found.items()}
 
 
 def _as_extension(value, name: str, where: str) -> MarkdownExtension:
@@ -126,30 +179,9 @@ def _as_extension(value, name: str, where: str) -> MarkdownExtension:
     raise ConfigError(f"markdown: {where} is neither a MarkdownExtension nor a plugin function")
 
 
-def is_module(name: str) -> bool:
-    """Whether a `markdown:` name is a module (a `.py` path or a dotted name) rather than an extension's name."""
-    return name.endswith(".py") or "/" in name or "." in name
-
-
 def _module_extension(ref: str) -> MarkdownExtension:
     """The `EXTENSION` of a module named by a dotted name or a `.py` path (absolute: config.py made it so)."""
-    try:
-        if ref.endswith(".py"):
-            path = Path(ref)
-            # Named by the whole path: two extension files of one name in different folders are two modules.
-            name = f"pipeline_markdown_extension_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
-            spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or not path.is_file():
-                raise ConfigError(f"markdown: extension file {ref} not found")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(ref)
-    except ConfigError:
-        raise
-    except Exception as exc:  # a wiki's own code: whatever it raises on import is one line naming it
-        raise ConfigError(f"markdown: extension module {ref!r} cannot be imported: {exc}") from None
+    module = import_named(ref, "markdown: extension", "pipeline_markdown_extension")
     extension = getattr(module, "EXTENSION", None)
     if not isinstance(extension, MarkdownExtension):
         raise ConfigError(f"markdown: {ref} has no EXTENSION (a pipeline.markdown.extensions.MarkdownExtension)")
@@ -163,11 +195,7 @@ def _lookup(ref: str, declared: Callable[[], dict]) -> MarkdownExtension:
         return _module_extension(ref)
     installed = declared()
     if ref not in installed:
-        import difflib  # only for a name that is not an extension's
-
-        close = difflib.get_close_matches(ref, [*BUILTIN, *installed], n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise ConfigError(f"markdown: unknown extension {ref!r}{hint}")
+        raise unknown_name(ref, [*BUILTIN, *installed], "markdown: unknown extension")
     return installed[ref]
 
 
@@ -205,23 +233,14 @@ def resolve(items: list) -> tuple[tuple[str, MarkdownExtension, dict], ...]:
 
 def setting(items: list) -> str:
     """The resolved table as the `markdown` option passes read: canonical JSON of [name, version,
-    options] per extension, or "" for the default table."""
+    options] per extension, the default table's included."""
     return _setting(json.dumps(items, sort_keys=True))
 
 
 @functools.lru_cache(maxsize=8)
 def _setting(items_json: str) -> str:
     table = [[name, ext.version, options] for name, ext, options in resolve(json.loads(items_json))]
-    text = json.dumps(table, sort_keys=True, separators=(",", ":"))
-    return "" if text == _DEFAULT else text
-
-
-def _default() -> str:
-    table = [[name, ext.version, {**ext.defaults}] for name, ext in BUILTIN.items() if ext.enabled_by_default]
     return json.dumps(table, sort_keys=True, separators=(",", ":"))
-
-
-_DEFAULT = _default()
 
 
 @functools.lru_cache(maxsize=8)

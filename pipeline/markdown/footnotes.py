@@ -12,18 +12,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.content.data_files import clean_text, entry_id  # one rule for references: and citations.yaml
 from pipeline.markdown import parse
-
-
-def entry_id(value) -> str | None:
-    """A reference id as text (`id: 1` is `[^1]`); None for anything that cannot name one."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return None
-    return str(value).strip() or None
-
-
-def clean_text(value) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def reference(item) -> dict | None:

@@ -38,14 +38,15 @@ MAX_LINKS = 10_000  # links and embeds one parse makes: far past any real articl
 LINK_STARTS = {"[": ("wikilink", "link"), "!": ("wikilink", "image"), "<": ("autolink",)}
 LINK_COUNT = "link_count"  # the rules, and the env key of the parse's `LinkCount` (None: the parse counts none)
 TOO_MANY = "too_many_links"  # env key: the 0-based line of the first link kept as text
-# Text that no inline rule but those of text takes (no emphasis, code, escape, entity, HTML, bracket): what a
-# run of links kept as text may hold between them, and what a link that `PLAIN_LINKS` takes holds.
-PLAIN_TEXT = r"[^\[\]<>`\\*_~&!^]"
+# Text that no inline rule but those of text takes (no emphasis, highlight, comment, code, escape, entity, HTML,
+# bracket): what a run of links kept as text may hold between them, and what a link that `PLAIN_LINKS` takes holds.
+PLAIN_CHAR = r"[^\[\]<>`\\*_~&!^%=]"
+PLAIN_TEXT = rf"{PLAIN_CHAR}*(?:(?:%(?!%)|=(?!=)){PLAIN_CHAR}*)*"  # a lone `%` or `=` is text, `%%` and `==` are not
 PLAIN = r"[^\[\]()\n{}<>`\\*_~&!^]"
-BETWEEN_LINKS = re.compile(f"{PLAIN_TEXT}*")
+BETWEEN_LINKS = re.compile(PLAIN_TEXT)
 AUTOLINK = r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>\[\]`\\*_~&]*>"
 # A run of such links taken at once: the text one link rule call each would take, for millions of links.
-PLAIN_LINKS = re.compile(rf"(?:{PLAIN_TEXT}*(?:!?\[\[{PLAIN}+\]\]|!?\[{PLAIN}*\]\({PLAIN}*\)|{AUTOLINK}))*")
+PLAIN_LINKS = re.compile(rf"(?:{PLAIN_TEXT}(?:!?\[\[{PLAIN}+\]\]|!?\[{PLAIN}*\]\({PLAIN}*\)|{AUTOLINK}))*")
 
 
 @dataclass

@@ -19,18 +19,70 @@ LINK_TYPES = ("wikilink", "wikilink_embed")
 
 def wikilink_positions(state: StateCore) -> None:
     """Turn each link's offset in its inline content into a line and column of the source."""
-    lines = None
-    for token in state.tokens:
+    lines, rows = None, {}
+    footnotes = state.env.get("footnotes", {}).get("list", {})
+    for index, token in enumerate(state.tokens):
         if token.type != "inline" or not token.children or token.map is None:
             continue
-        links = [child for child in token.children if child.type in LINK_TYPES and "offset" in child.meta]
+        links = _links_of(token.children, footnotes)
+        cell = index > 0 and state.tokens[index - 1].type in ("td_open", "th_open")
+        if not links and not cell:
+            continue
+        lines = lines if lines is not None else state.src.split("\n")
+        start = _cell_start(token, lines, rows) if cell else 0
         if links:
-            lines = lines if lines is not None else state.src.split("\n")
-            _place(links, token, lines)
+            _place(links, token, lines, start)
 
 
-def _place(links: list, inline, lines: list[str]) -> None:
-    """Give each link of an inline token its source line and column.
+def _cell_start(cell, lines: list[str], rows: dict[int, int]) -> int:
+    """Where a table cell's text is in its row's line: looked for after the cell before it (`rows`: line ->
+    where that one ended), or a link repeated in a row would take the first cell's column."""
+    row = min(cell.map[0], len(lines) - 1)
+    after = rows.get(row, 0)
+    found = lines[row].find(cell.content, after)
+    if found < 0:
+        return after
+    rows[row] = found + len(cell.content)
+    return found
+
+
+def _links_of(children: list, footnotes: dict) -> list:
+    """The links of an inline's children not yet placed, with those of the inline footnotes (`^[...]`) it holds."""
+    links = []
+    for child in children:
+        if child.type in LINK_TYPES and "offset" in child.meta:
+            links.append(child)
+        elif child.type == "footnote_ref" and "label" not in child.meta:
+            links += _links_of(footnotes.get(child.meta["id"], {}).get("tokens", ()), footnotes)
+    return links
+
+
+def placing_inline_footnotes(rule):
+    """The footnote plugin's `^[...]` rule, counting the offsets of the links in the footnote from the start
+    of the content it is in (its text is parsed on its own, so they count from the footnote's `[`)."""
+
+    def footnote_inline(state, silent: bool) -> bool:
+        start = state.pos
+        if not rule(state, silent):
+            return False
+        if not silent:
+            _shift(state.env["footnotes"]["list"], state.tokens[-1].meta["id"], start + 2)
+        return True
+
+    return footnote_inline
+
+
+def _shift(footnotes: dict, number: int, by: int) -> None:
+    for token in footnotes.get(number, {}).get("tokens", ()):
+        if token.type in LINK_TYPES and "offset" in token.meta:
+            token.meta["offset"] += by
+        elif token.type == "footnote_ref" and "label" not in token.meta:
+            _shift(footnotes, token.meta["id"], by)
+
+
+def _place(links: list, inline, lines: list[str], search_from: int = 0) -> None:
+    """Give each link of an inline token its source line and column (`search_from`: where on its first
+    line the content is looked for).
 
     In one walk through the content: a hostile line may hold a huge number of
     links, and looking each one's line up from the start of the content was quadratic.
@@ -44,7 +96,8 @@ def _place(links: list, inline, lines: list[str]) -> None:
             line_start = content.rfind("\n", walked, offset) + 1
         walked = offset
         if newlines not in places:
-            places[newlines] = _Line(content, line_start, lines[min(inline.map[0] + newlines, len(lines) - 1)])
+            source = lines[min(inline.map[0] + newlines, len(lines) - 1)]
+            places[newlines] = _Line(content, line_start, source, 0 if newlines else search_from)
         place = places[newlines]
         link.meta["line"] = min(inline.map[0] + newlines, len(lines) - 1) + 1
         link.meta["col"] = place.column(link.markup, offset - line_start) + 1
@@ -53,11 +106,11 @@ def _place(links: list, inline, lines: list[str]) -> None:
 class _Line:
     """A line of an inline token's content and the source line it came from."""
 
-    def __init__(self, content: str, start: int, source: str) -> None:
+    def __init__(self, content: str, start: int, source: str, search_from: int = 0) -> None:
         end = content.find("\n", start)
         self.segment = content[start : end if end >= 0 else len(content)]
         self.source = source
-        self.start = source.find(self.segment)
+        self.start = source.find(self.segment, search_from)
         self.openers: dict[str, tuple[list[int], list[int]]] = {}
 
     def column(self, opener: str, within: int) -> int:

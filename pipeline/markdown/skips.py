@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 # Inline rules whose characters are prose; any other rule's are not.
-PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough", "literal_brackets"})
+PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough", "highlight", "literal_brackets"})
 SKIPS = "prose_skips"  # env key: id of an inline token's content -> the ranges its rules took
 
 Span = tuple[int, int]

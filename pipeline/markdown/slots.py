@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.markdown.wikilinks import anchor, escape_html, page_href
+from pipeline.markdown.headings import permalink_label
+from pipeline.markdown.tags import tag_href
+from pipeline.markdown.wikilinks import anchor, attachment, escape_html, page_href
 from pipeline.storage.text_refs import HOLE
 
 if TYPE_CHECKING:
@@ -47,6 +49,9 @@ def fills(slots: list[dict], options, env: dict) -> list[str]:
     """Each slot as `render_with_embeds` renders it with `env` (links, hrefs, lang): what fills its hole."""
     return [
         anchor(slot["link"], slot["inner"], options, env) if "link" in slot
+        else attachment(slot["media"], options, env) if "media" in slot
+        else permalink_label(env.get("lang")) if "permalink_label" in slot
+        else escape_html(tag_href(slot["tag"], options, env)) if "tag" in slot
         else escape_html(page_href(slot["href"], options, env))
         for slot in slots
     ]  # fmt: skip

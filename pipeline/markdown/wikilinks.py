@@ -17,14 +17,17 @@ resolution the wikilinks pass computed (`link_env` builds it), and
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from pipeline.markdown.positions import LINK_TYPES, wikilink_positions
+from pipeline.markdown.comments import BODY_END
+from pipeline.markdown.media import SIZE, media_html
+from pipeline.markdown.positions import LINK_TYPES, placing_inline_footnotes, wikilink_positions
 from pipeline.text import heading_slug
-from pipeline.urls import wanted_url
+from pipeline.urls import is_attachment, wanted_url
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
     from markdown_it import MarkdownIt
@@ -38,6 +41,7 @@ IN_LINK = re.compile(r"\[\[[^\[\]\n|]*\|[^\[\]\n]*\]\]")  # a `[[...]]` with a `
 FORBIDDEN_IN_TARGET = re.compile(r"[\[\]{}<>\n]")
 MAX_LINK_LENGTH = 1000  # bounds the scan for `]]`, so unclosed `[[` cost linear time
 SLOT_FIELDS = ("target", "fragment", "line", "col")  # what `anchor` reads of a link's meta
+OWN_ENV = ("wikilinks", "embeds", BODY_END)  # what of a page's env is of its own body: an embedded body has its own
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,9 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
     md.inline.ruler.before("link", "wikilink", wikilink_rule)
     md.core.ruler.after("block", "wikilink_unmask", unmask_cells)
     md.core.ruler.after("inline", "wikilink_positions", wikilink_positions)
+    footnote_inline = next((rule for rule in md.inline.ruler.__rules__ if rule.name == "footnote_inline"), None)
+    if footnote_inline is not None:  # a `^[...]` footnote's text is parsed on its own: its links are placed in the block
+        md.inline.ruler.at("footnote_inline", placing_inline_footnotes(footnote_inline.fn), {"alt": footnote_inline.alt})
     md.core.ruler.push("wikilink_embed_blocks", embed_blocks)
     if "table" in md.block.ruler.get_all_rules():
         md.block.ruler.at("table", _masking_table(table), {"alt": ["paragraph", "reference"]})
@@ -62,6 +69,7 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
     md.add_render_rule("wikilink", render_wikilink)
     md.add_render_rule("wikilink_embed", render_embed)
     md.add_render_rule("link_open", render_link_open)
+    md.add_render_rule("image", render_image)
 
 
 def parse_inner(inner: str) -> Parts | None:
@@ -131,16 +139,71 @@ def _after_code_span(src: str, pos: int, maximum: int) -> int:
 
 
 def embed_blocks(state: StateCore) -> None:
-    """A paragraph holding only embeds renders as the embeds themselves (a div cannot sit in a <p>)."""
-    tokens = state.tokens
-    for index in range(1, len(tokens) - 1):
-        inline = tokens[index]
-        if inline.type != "inline" or tokens[index - 1].type != "paragraph_open" or not inline.children:
+    """A note embedded in a paragraph is a block of its own: the paragraph is closed before it and opened again
+    after it (a div cannot sit in a <p>), and a paragraph of embeds alone is the embeds themselves. A file
+    (an image...) embedded stays in its sentence."""
+    tokens, kept, index = state.tokens, [], 0
+    while index < len(tokens):
+        token = tokens[index]
+        inline = tokens[index + 1] if index + 2 < len(tokens) else None
+        if token.type == "paragraph_open" and inline is not None and inline.type == "inline" and inline.children and any(
+            _note_embed(child) for child in inline.children
+        ):
+            kept += _split(token, inline, tokens[index + 2])
+            index += 3
             continue
-        kinds = {child.type for child in inline.children if not _blank(child)}
-        if kinds == {"wikilink_embed"}:
-            tokens[index - 1].hidden = tokens[index + 1].hidden = True
-            inline.children = [child for child in inline.children if child.type == "wikilink_embed"]
+        kept.append(token)
+        index += 1
+    state.tokens = kept
+
+
+def _note_embed(token) -> bool:
+    return token.type == "wikilink_embed" and not is_attachment(token.meta["target"])
+
+
+def _split(opening, inline, closing) -> list:
+    """The paragraph's pieces: runs of its other content as paragraphs, each note embed alone, unwrapped."""
+    pieces, run = [], []
+    for child in [*inline.children, None]:
+        if child is not None and not _note_embed(child):
+            run.append(child)
+            continue
+        if any(not _blank(part) for part in run):
+            pieces.append((opening.hidden, [part for part in run]))
+        if child is not None:
+            pieces.append((True, [child]))
+        run = []
+    made = []
+    for number, (hidden, children) in enumerate(pieces):
+        made += [_copy(opening, hidden, keep_attrs=number == len(pieces) - 1), _copy(inline, None, children=children),
+                 _copy(closing, hidden)]  # fmt: skip
+    return made
+
+
+def _copy(token, hidden: bool | None, *, children: list | None = None, keep_attrs: bool = True):
+    copied = copy.copy(token)
+    if hidden is not None:
+        copied.hidden = hidden
+    if children is not None:
+        copied.children = _trimmed(children)
+    if not keep_attrs:  # an id (a block id) names one piece: the paragraph's last, where `^id` was written
+        copied.attrs = {}
+    return copied
+
+
+def _trimmed(children: list) -> list:
+    """The children without the line breaks a split leaves at either end."""
+    start, end = 0, len(children)
+    while start < end and children[start].type in ("softbreak", "hardbreak"):
+        start += 1
+    while end > start and children[end - 1].type in ("softbreak", "hardbreak"):
+        end -= 1
+    kept = children[start:end]
+    for index, strip in ((0, str.lstrip), (len(kept) - 1, str.rstrip)):  # the spaces around the embed taken out
+        if kept and kept[index].type == "text":
+            kept[index] = copy.copy(kept[index])
+            kept[index].content = strip(kept[index].content)
+    return kept
 
 
 def _blank(token) -> bool:
@@ -183,23 +246,31 @@ def embed_key(meta: dict) -> str:
 
 
 def render_link_open(self, tokens, idx, options, env) -> str:
-    """A Markdown link to another article (`guide.md`, `../x/`) points at that article's page, as in MkDocs.
+    """A Markdown link to another article (`guide.md`, `../x/`) or a file points at that article's page, or where
+    the file is published, as in MkDocs.
 
     `env["hrefs"]` maps a link destination, as markdown-it normalized it, to
-    the page URL the wikilinks pass resolved it to.
+    the URL the wikilinks pass resolved it to.
     """
-    token = tokens[idx]
-    href = token.attrGet("href")
+    return _with_resolved(tokens[idx], "href", env, lambda: self.renderToken(tokens, idx, options, env), options)
+
+
+def render_image(self, tokens, idx, options, env) -> str:
+    """A Markdown image of the wiki's own files (`![Logo](../assets/logo.png)`) shows the file where it is published."""
+    return _with_resolved(tokens[idx], "src", env, lambda: self.image(tokens, idx, options, env), options)
+
+
+def _with_resolved(token, attribute: str, env, render: Callable[[], str], options) -> str:
+    value = token.attrGet(attribute)
     slots = (env or {}).get("slots")
-    if slots is not None and href is not None:  # resolved later: leave a slot, and the token as it was
-        token.attrSet("href", slots.add({"href": href}))
-        try:
-            return self.renderToken(tokens, idx, options, env)
-        finally:
-            token.attrSet("href", href)
-    if href is not None:
-        token.attrSet("href", page_href(href, options, env or {}))
-    return self.renderToken(tokens, idx, options, env)
+    if value is None:
+        return render()
+    # Resolved later: leave a slot; else the URL resolved. The token is left as it was.
+    token.attrSet(attribute, slots.add({"href": value}) if slots is not None else page_href(value, options, env or {}))
+    try:
+        return render()
+    finally:
+        token.attrSet(attribute, value)
 
 
 def page_href(href: str, options, env: dict) -> str:
@@ -247,6 +318,16 @@ def anchor(meta: dict, inner_html: str, options, env: dict) -> str:
     return f'<a href="{escape_html(href)}" class="{classes}"{extra}>{inner_html}</a>'
 
 
+def attachment(meta: dict, options, env: dict) -> str:
+    """An embedded file as its element (`markdown/media.py`); a red link when the wiki has no such file."""
+    entry = (env.get("wikilinks") or {}).get((meta["line"], meta["col"]))
+    if entry is None or not entry.get("attachment"):
+        label = meta.get("label") if not SIZE.match(meta.get("label") or "") else None  # `|300` is a width
+        return anchor(meta, escape_html(label or meta["target"]), options, env)
+    href = f"{options.get('wikilinks', {}).get('base_url', '')}{entry['url']}"
+    return media_html(href, meta["target"], meta.get("label"), meta.get("fragment"), escape_html)
+
+
 def _red_link(meta: dict, inner_html: str, settings: dict, entry: dict | None) -> str:
     """MediaWiki's red link: class `new`, pointing at the wanted-pages list."""
     default = settings.get("default_language", "en")
@@ -260,7 +341,11 @@ def render_embed(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
     env = env or {}
     if env.get("slots") is not None:
+        if is_attachment(token.meta["target"]):  # a file is shown as an element: no body to render here
+            return env["slots"].add({"media": {name: token.meta[name] for name in (*SLOT_FIELDS, "label")}})
         return env["slots"].add({"embed": embed_key(token.meta)})
+    if is_attachment(token.meta["target"]):
+        return attachment(token.meta, options, env)
     key = embed_key(token.meta)
     html = (env.get("embeds") or {}).get(key)
     if html is None:
@@ -311,7 +396,7 @@ def render_with_embeds(
         elif depth <= 0:
             embeds[key] = _note(f"{key} is embedded too deeply (not shown)", "depth")
         else:
-            inner_env = {**{k: v for k, v in env.items() if k not in ("wikilinks", "embeds")}, **found.env}
+            inner_env = {**{k: v for k, v in env.items() if k not in OWN_ENV}, **found.env}
             embeds[key] = render_with_embeds(md, found.body, inner_env, fetch_body, depth - 1, found.identity, stack)
     env["embeds"] = {**(env.get("embeds") or {}), **embeds}
     return md.renderer.render(tokens, md.options, env)

@@ -1,48 +1,5 @@
-"""The records every pass works with, and the contract a pass module fulfils.
-
-A pass module declares:
-
-- `NAME` (str) and `VERSION` (int): bump VERSION whenever the output for the
-  same input may change; the next plan then re-runs the pass everywhere.
-- `CONTRACT` (a JSON Schema for its output) and `CONTRACT_VERSION` (int).
-  Every output is an object with at least a `diagnostics` list
-  (`DIAGNOSTICS_SCHEMA`).
-- `run(article, inputs) -> dict`: a pure function of an `Article` and the
-  plain-data inputs `select` chose.
-- optionally `NEEDS` (names of passes whose results it reads) and
-  `select(article, wiki) -> dict`: the exact slice of the wiki the pass reads.
-  The job's input fingerprint hashes exactly that slice, so a change anywhere
-  else never re-runs the job. Without `select`, a pass reads only its capture
-  and its fingerprint is the capture's sha256.
-- optionally `LAZY_FIELDS`: big fields of the output that no select reads
-  itself (the page HTML); a build leaves them in the store, the site reads
-  them page by page, and a select may hand one on to a job, which gets it
-  read from the store.
-- optionally `READS` and `READS_OWN`: which parts of the wiki `select`
-  reads (see `pipeline/incremental/job_reuse.py`), so that planning after an edit calls
-  `select` only where something it reads changed. Without them, any change
-  to the content replans the pass everywhere. A function in READS_OWN may
-  be written for all articles at once (`by_column`).
-- optionally `KEEP`: keys of `wiki.memo` values (indexes) that its selects
-  build from what READS names alone, and that pickle: a build whose read set is
-  the one a value was built in loads it instead of building it again.
-- optionally `KEEP_BY_CAPTURE`: keys of `wiki.memo` values that are dicts
-  of capture id -> what the pass derives from that capture alone and the
-  options (pairing's claims: the `paired_with` of each article), filled as
-  they are used: kept between builds whatever the read set, so that an edit
-  derives the edited article's alone.
-- optionally, with KEEP, `AFFECTED(old, wiki, touched) -> capture ids | None`:
-  when the read set changed in what results and article paths give alone
-  (options, data and facts as they were), the articles whose `select` may
-  read something else now, found from `old` (the KEEP values kept of the
-  last read set: those its selects built) and `wiki`; None when it cannot
-  tell (every article is selected again). The other articles keep
-  their jobs. A pass declaring it reads the wiki, beyond READS_OWN and the
-  article's own capture-bound results, only through options, data, facts
-  and its KEEP values. `TOUCHES(article, wiki) -> keys`, called right after
-  `select(article, wiki)`, names (as strings) what that select read of its
-  KEEP values; `touched` (capture id -> frozenset of keys) holds them for
-  each article planned in the last read set, and misses the others.
+"""The records every pass works with: the wiki a `select` looks at (`Wiki`), diagnostics, and the ways a
+select reads stored results without decoding them. The pass contract itself is `contract.py`'s.
 """
 
 from __future__ import annotations
@@ -55,8 +12,6 @@ from typing import Any, Callable
 from pipeline.content.article import Article
 
 SEVERITIES = ("error", "warning", "info")
-# What a pass may name in READS besides the passes it NEEDS (see pipeline/incremental/job_reuse.py).
-WIKI_PARTS = ("options", "data", "facts", "sources")
 
 DIAGNOSTICS_SCHEMA = {
     "type": "array",
@@ -85,7 +40,7 @@ def diagnostic(code: str, message: str, line: int = 1, col: int = 1, severity: s
 
 @dataclass
 class Wiki:
-    """What `select` may look at: options, data files, facts, and results of the passes in NEEDS.
+    """What `select` may look at: options, data files, facts, and results of the passes it needs.
 
     `results[pass_name][capture_id]` is that pass's output for a current
     capture (a Mapping: in a build, each read decodes a fresh copy);
@@ -96,10 +51,12 @@ class Wiki:
     `facts` holds what
     the build learned outside the content: `git_times` (path -> unix time of
     the last commit touching it) and `history` (path -> [(captured_at,
-    sha256), ...], oldest first). `memo` lets a pass build an index once per
+    sha256), ...], oldest first). `attachments` maps the path of each of the
+    content folder's other files (images, PDFs, ...) to its bytes' sha256
+    (`content/attachments.py`). `memo` lets a pass build an index once per
     plan instead of once per article; `forget` drops those indexes when the
     round that needed them is planned; `load_memos` and `memos` let the planner
-    hand in, and take out, those a pass KEEPs between builds.
+    hand in, and take out, those a pass keeps between builds (`Incremental.keep`).
     """
 
     options: dict[str, Any]
@@ -107,6 +64,7 @@ class Wiki:
     results: dict[str, Mapping[int, dict]] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    attachments: dict[str, str] = field(default_factory=dict)
     _memo: dict[str, Any] = field(default_factory=dict)
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
@@ -176,7 +134,7 @@ def known_as(outputs: Mapping[int, dict], capture_id: int):
 
 
 def by_column(column: Callable[[list[Article], Wiki], list]) -> Callable[[Article, Wiki], Any]:
-    """A READS_OWN function written for a list of articles at once, `column(articles, wiki) -> values` (in
+    """An `Incremental.reads_own` function written for a list of articles at once, `column(articles, wiki) -> values` (in
     order): what every article shares (an index, a set) is looked up once, where a plan after an edit
     asks it of every article. It is still called as `part(article, wiki)`; the planner calls `.column`."""
 
@@ -186,25 +144,3 @@ def by_column(column: Callable[[list[Article], Wiki], list]) -> Callable[[Articl
 
     part.column = column  # type: ignore[attr-defined]
     return part
-
-
-@dataclass(frozen=True)
-class PassSpec:
-    """A loaded, checked pass module."""
-
-    name: str
-    version: int
-    contract_version: int
-    contract: dict
-    run: Callable[[Article, dict], dict]
-    select: Callable[[Article, Wiki], dict] | None
-    needs: tuple[str, ...]
-    validate: Callable[[Any], Any]  # raises ValueError subclasses on invalid output
-    module: str
-    reads: tuple | None = None  # READS: names (or functions of the wiki) of what select reads across it; None: all
-    reads_own: tuple = ()  # READS_OWN: passes (or functions of article and wiki) select reads for the article only
-    lazy_fields: tuple[str, ...] = ()  # LAZY_FIELDS: big fields no select reads itself, left in the store until used
-    keeps: tuple[str, ...] = ()  # KEEP: memo keys of values built from READS alone, kept between builds
-    keeps_by_capture: tuple[str, ...] = ()  # KEEP_BY_CAPTURE: memo keys of dicts capture id -> what it alone gives
-    affected: Callable[[dict, Wiki, Mapping[int, frozenset]], Iterable[int] | None] | None = None  # AFFECTED
-    touches: Callable[[Article, Wiki], Iterable[str]] | None = None  # TOUCHES: what a select read of KEEP values

@@ -35,12 +35,9 @@ from pipeline.markdown import markdown_input
 from pipeline.markdown.footnotes import entry_id, in_body, parse_article, reference
 from pipeline.markdown.spans import masked
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.text import frontmatter_line
 
-NAME = "citations"
-VERSION = 3
-CONTRACT_VERSION = 1
-READS = ("data", "options")  # citations.yaml (the article's own `cites:` is part of it); the Markdown extensions
 REFERENCE_HEADINGS = frozenset(
     {"references", "referencias", "références", "referências", "referenzen", "riferimenti", "notes and references"}
 )
@@ -108,20 +105,9 @@ def select(article: Article, wiki: Wiki) -> dict:
     return {"registry": {"exists": True, "entries": entries}, **markdown_input(wiki.options)}
 
 
-def registry_entries(data) -> dict[str, dict] | None:
-    """id -> {id, text, url} of `citations.yaml`: a list of entries or a mapping of id to entry (or text)."""
-    if data is None:
-        return None
-    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
-        data = next(iter(data.values()))  # `citations: [...]`
-    pairs = data.items() if isinstance(data, dict) else ((None, item) for item in data or [])
-    entries: dict[str, dict] = {}
-    for key, item in pairs:
-        item = {"text": item} if isinstance(item, str) else item
-        ref = reference({**item, "id": item.get("id", key)}) if isinstance(item, dict) else None
-        if ref and ref["id"] not in entries:
-            entries[ref["id"]] = ref
-    return entries
+def registry_entries(data: list[dict] | None) -> dict[str, dict] | None:
+    """id -> {id, text, url} of `citations.yaml`'s validated entries (`content/data_files.py`: one per id)."""
+    return None if data is None else {entry["id"]: entry for entry in data}
 
 
 # ---------------------------------------------------------------- run
@@ -265,7 +251,7 @@ class Parsed:
         place, missing = (inline.map[0], 0), {}
         for child in inline.children or []:
             found = []
-            if child.type == "footnote_ref":
+            if child.type == "footnote_ref" and "label" in child.meta:  # an inline `^[...]` is its own definition
                 found = [(0, "footnote", child.meta["label"], f"[^{child.meta['label']}]")]
             elif child.type == "text" and "[" in child.content:  # most text cites nothing: skip the masking
                 prose = masked(child.content)
@@ -311,3 +297,15 @@ def _references_section(tokens) -> tuple[int, int]:
 def _ids(values) -> list[str]:
     values = [values] if isinstance(values, (str, int)) else values
     return [i for i in map(entry_id, values if isinstance(values, list) else []) if i]
+
+
+PASS = Pass(
+    name="citations",
+    version=4,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    incremental=Incremental(
+        reads=("data", "options"),  # citations.yaml (the article's own `cites:` is part of it); the Markdown extensions
+    ),
+)

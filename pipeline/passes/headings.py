@@ -5,7 +5,9 @@ kept), de-duplicated with `-1`, `-2` suffixes; an explicit `{#id}` at the end
 of the heading wins. The ids are what the table of contents and `#heading`
 links use; the page renderer gets the same ids from the same parser. Reports
 `duplicate-heading-id` when an explicit id is already taken (the heading
-then gets a suffixed id).
+then gets a suffixed id). `blocks` are the article's block ids (`^id` at the
+end of a block, `markdown/block_ids.py`), without their caret: what
+`[[note#^id]]` links are checked against.
 """
 
 from __future__ import annotations
@@ -14,10 +16,8 @@ from pipeline.content.article import Article
 from pipeline.markdown import markdown_input
 from pipeline.markdown.footnotes import in_body, parse_article
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
+from pipeline.passes.contract import Incremental, Pass
 
-NAME = "headings"
-VERSION = 2
-CONTRACT_VERSION = 1
 CONTRACT = {
     "type": "object",
     "required": ["headings", "diagnostics"],
@@ -36,12 +36,10 @@ CONTRACT = {
                 },
             },
         },
+        "blocks": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
-
-
-READS = ("options",)  # the Markdown extensions, when a wiki changes them
 
 
 def select(article: Article, wiki: Wiki) -> dict:
@@ -49,9 +47,11 @@ def select(article: Article, wiki: Wiki) -> dict:
 
 
 def run(article: Article, inputs: dict) -> dict:
-    headings, diagnostics = [], []
+    headings, blocks, diagnostics = [], [], []
     tokens, _, _ = parse_article(article.body, article.frontmatter, markdown=inputs.get("markdown", ""))
     for token in in_body(tokens, article.body):
+        if "block_id" in token.meta:
+            blocks.append(token.meta["block_id"])
         if token.type != "heading_open":
             continue
         line = article.body_line + (token.map[0] if token.map else 0)
@@ -62,4 +62,16 @@ def run(article: Article, inputs: dict) -> dict:
         if "duplicate_of" in meta:
             message = f"heading id '{meta['duplicate_of']}' is already used above; this heading gets '{meta['id']}'"
             diagnostics.append(diagnostic("duplicate-heading-id", message, line))
-    return {"headings": headings, "diagnostics": diagnostics}
+    return {"headings": headings, "blocks": blocks, "diagnostics": diagnostics}
+
+
+PASS = Pass(
+    name="headings",
+    version=3,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    incremental=Incremental(
+        reads=("options",),  # the Markdown extensions, when a wiki changes them
+    ),
+)

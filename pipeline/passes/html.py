@@ -4,7 +4,8 @@ Uses the wiki's shared parser (`pipeline.markdown.make_parser`: tables,
 footnotes, heading anchors, task lists, wikilinks); raw HTML is escaped
 unless the `raw_html` option is set. Links render from the wikilinks pass's
 resolution (red links for broken ones, marked fallbacks), `![[embeds]]`
-show the embedded article's body (cycle-safe, at most `EMBED_DEPTH` deep),
+show the embedded article's body (cycle-safe, at most `EMBED_DEPTH` deep;
+`![[page#Heading]]` its section only, `![[page#^id]]` that block only),
 frontmatter references become footnotes cited by `[^id]`, and in
 `autolink: apply` mode the mentions pass's suggestions become links.
 
@@ -25,20 +26,20 @@ import re
 
 from pipeline.content.article import Article
 from pipeline.markdown import make_parser, markdown_input
+from pipeline.markdown.comments import BODY_END
 from pipeline.markdown.footnotes import definitions, undefined
+from pipeline.markdown.math import math_errors
+from pipeline.markdown.sections import fragment_lines
 from pipeline.markdown.slots import fills, has_embeds
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
-from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, known_as, mentioning
+from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic, known_as, mentioning
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.links import keys
 from pipeline.passes.mentions import apply_suggestions
 from pipeline.storage.text_refs import fill
+from pipeline.urls import normalize_base
 
 NAME = "html"
-VERSION = 3
-CONTRACT_VERSION = 1
-NEEDS = ("metadata", "headings", "links", "wikilinks", "citations", "mentions")
-# The page body's HTML is read by no other pass: the site reads it from the store page by page.
-LAZY_FIELDS = ("html",)
 EMBED_DEPTH = 3
 TOC_LEVELS = (2, 3, 4)
 RENDER_FIELDS = ("line", "col", "status", "url", "target_lang", "kind", "raw")  # what a link's HTML depends on
@@ -89,11 +90,6 @@ def _embedded(article: Article, outputs, by_path: dict[str, Article]) -> list:
     return parts
 
 
-READS = ("options",)
-# Its own results, and the captures and links of the articles it embeds.
-READS_OWN = ("metadata", "headings", "links", "wikilinks", "citations", "mentions", embedded_parts)
-
-
 def select(article: Article, wiki: Wiki) -> dict:
     meta = wiki.results.get("metadata", {}).get(article.capture_id) or {}
     headings = (wiki.results.get("headings", {}).get(article.capture_id) or {}).get("headings", [])
@@ -103,7 +99,7 @@ def select(article: Article, wiki: Wiki) -> dict:
     return {
         "page": {
             "lang": meta.get("lang", article.lang), "default_language": wiki.options["default_language"],
-            "raw_html": bool(wiki.options.get("raw_html")), "base_url": _base(wiki.options.get("base_url")),
+            "raw_html": bool(wiki.options.get("raw_html")), "base_url": normalize_base(wiki.options.get("base_url")),
             **markdown_input(wiki.options),
         },
         "links": _render_links(wiki, article.capture_id),
@@ -120,14 +116,11 @@ def _markup(links: dict | None) -> dict | None:
     return {name: links[name] for name in ("html", "slots", "definitions")} if links else None
 
 
-def _base(url: str | None) -> str:
-    url = (url or "/").strip()
-    return url if url.endswith("/") else f"{url}/"
-
-
 def _render_links(wiki: Wiki, capture_id: int) -> list[dict]:
     links = (wiki.results.get("wikilinks", {}).get(capture_id) or {}).get("links", [])
-    return [{name: link.get(name) for name in RENDER_FIELDS} for link in links]
+    # `attachment` only where it is true: a file embedded is shown as its element (`markdown/media.py`).
+    return [{name: link.get(name) for name in RENDER_FIELDS} | ({"attachment": True} if link.get("attachment") else {})
+            for link in links]  # fmt: skip
 
 
 def _embeds(article: Article, wiki: Wiki) -> dict:
@@ -166,11 +159,15 @@ def run(article: Article, inputs: dict) -> dict:
         body = article.body
         if inputs["suggestions"]:
             body, env["wikilinks"] = with_mentions(body, links, inputs["suggestions"], article.body_line)
+        env[BODY_END] = body.count("\n") + 1  # a comment left open in the body hides no footnote appended to it
         body += definitions(inputs["references"], body)
-        fetch = _fetcher(article.path, inputs["embeds"])
+        fetch = _fetcher(article.path, inputs["embeds"], md)
         rendered = render_with_embeds(md, body, env, fetch, EMBED_DEPTH, article.path)
         html, references_html = split_footnotes(rendered)
-    return {"html": html, "references_html": references_html, "toc": inputs["toc"], "diagnostics": []}
+    errors = math_errors(html) + math_errors(references_html)
+    last = article.body.count("\n") if errors else 0  # a formula of an appended reference: the body's end
+    diagnostics = [diagnostic("math-error", why, article.body_line + min(line, last)) for line, why in errors]
+    return {"html": html, "references_html": references_html, "toc": inputs["toc"], "diagnostics": diagnostics}
 
 
 def _prerendered(markup: dict | None, inputs: dict, body: str) -> bool:
@@ -182,24 +179,38 @@ def _prerendered(markup: dict | None, inputs: dict, body: str) -> bool:
     )  # fmt: skip
 
 
-def _fetcher(own_path: str, embeds: dict):
-    """`fetch_body` for `render_with_embeds`: each embedded body with its own links and its own footnotes."""
+def _fetcher(own_path: str, embeds: dict, md):
+    """`fetch_body` for `render_with_embeds`: each embedded body (or the section or block its `#fragment`
+    names) with its own links and its own footnotes."""
     count = 0
 
     def fetch(meta: dict) -> Embedded | None:
         nonlocal count
-        path = embeds["targets"].get(meta["target"])
+        path = embeds["targets"].get(meta["target"]) if meta["target"] else own_path
         if path == own_path:
-            return Embedded(own_path, "", {})  # a page embedding itself: render_with_embeds notes the cycle
+            return Embedded(own_path, "", {})  # a page embedding itself or a part of it: noted as a cycle
         found = embeds["bodies"].get(path)
         if found is None:
             return None
+        body, first, identity = found["body"], 0, path
+        if meta.get("fragment"):
+            part = embedded_part(md, body, meta["fragment"])
+            if part is None:
+                return None  # no such section or block: a link to the page (broken-anchor is reported)
+            body, first, identity = *part, f"{path}#{meta['fragment']}"
         count += 1
-        env = {"wikilinks": link_env(found["links"], found["body_line"]), "hrefs": href_env(found["links"]),
+        env = {"wikilinks": link_env(found["links"], found["body_line"] + first), "hrefs": href_env(found["links"]),
                "footnotes": {}, "docId": f"embed{count}"}  # fmt: skip
-        return Embedded(path, found["body"], env)
+        return Embedded(identity, body, env)
 
     return fetch
+
+
+def embedded_part(md, body: str, fragment: str) -> tuple[str, int] | None:
+    """The lines of `body` that `fragment` names (a heading's section, or a block) and the index of the first."""
+    lines = body.split("\n")
+    span = fragment_lines(md.parse(body, {}), fragment, len(lines))
+    return None if span is None else ("\n".join(lines[span[0] : span[1]]), span[0])
 
 
 def split_footnotes(html: str, holes: list[str] = ()) -> tuple[str, str]:
@@ -235,3 +246,20 @@ def _in_place(lines: list[str], suggestion: dict, body_line: int) -> bool:
     number = suggestion["line"] - body_line
     start, end = suggestion["col"] - 1, suggestion["end_col"] - 1
     return 0 <= number < len(lines) and lines[number][start:end] == suggestion["mention"]
+
+
+PASS = Pass(
+    name="html",
+    version=4,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    needs=("metadata", "headings", "links", "wikilinks", "citations", "mentions"),
+    wiki_options=("autolink", "raw_html", "base_url", "default_language"),
+    lazy_fields=("html",),  # read by no other pass: the site reads it from the store page by page
+    incremental=Incremental(
+        reads=("options",),
+        # Its own results, and the captures and links of the articles it embeds.
+        reads_own=("metadata", "headings", "links", "wikilinks", "citations", "mentions", embedded_parts),
+    ),
+)

@@ -5,27 +5,39 @@ data; a page's heading ids are asked for (`headings_of`) only when a link
 names one of its headings, so building the index decodes no headings result.
 A page *group* is one page in all its languages (files that differ only by a
 language suffix, or that name each other with `paired_with`). Resolution
-tries, in order: path (`folder/target`, `.md` optional, `folder/` meaning the
-folder's `_index`), exact slug, normalized slug (case, spaces and underscores
-as hyphens), frontmatter aliases, redirects, titles. The first step that
-finds anything decides; more than one group at that step is an ambiguity.
-Within a group the page in the linking article's language wins, otherwise
-another language is a fallback.
+(`links: wiki`) tries, in order: path (`folder/target`, `.md` optional,
+`folder/` meaning the folder's `_index`), exact slug, normalized slug (case,
+spaces and underscores as hyphens), frontmatter aliases, redirects, titles.
+The first step that finds anything decides; more than one group at that step
+is an ambiguity. Within a group the page in the linking article's language
+wins, otherwise another language is a fallback.
+
+`links: obsidian` matches a target as Obsidian does: the exact path from the
+vault's root, then the path from the linking file's folder, then the file
+name (case-insensitive, `.md` optional; a target with folders matches the
+end of a path), preferring the same folder, then the shortest path; then
+redirects. Aliases and titles are not link targets, and there is no
+ambiguity: the preferred file wins. With language folders (`es/...`), each
+language's folder is a vault of its own, searched first; a file found in
+another is a fallback.
 """
 
 from __future__ import annotations
 
 import posixpath
+from urllib.parse import unquote
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
 from pipeline.content.source import name_lang_slug
 from pipeline.runtime.sharded import Overlay, Sharded
 from pipeline.text import lookup_key
-from pipeline.urls import article_url
+from pipeline.urls import article_url, attachment_url, is_attachment
 
 MAX_REDIRECT_HOPS = 5
 FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language
+FILE_TABLES = ("file", "name")  # tables whose keys give files (`FILE` + path), not groups: Obsidian's matches
+ATTACHMENT = "attachment:"  # the group of an attachment (an image, a PDF...): itself alone
 GROUP = "group:"  # what an answer read of a group's pages, among the keys it read
 
 
@@ -58,6 +70,8 @@ class LinkIndex:
     memo: dict[tuple, dict] = field(default_factory=dict)
     reads: dict[tuple, frozenset[str]] = field(default_factory=dict)  # memo key -> what its answer read
     reading: set[str] | None = None  # what the answer being found has read so far
+    links: str = "wiki"  # how targets are matched: "wiki" or "obsidian" (the module docstring)
+    language_folders: bool = False  # each top-level folder is a language's vault
 
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) without what belongs to one build (its heading reader and
@@ -72,13 +86,13 @@ class LinkIndex:
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
         self.files[page.path] = page
-        for table, key in _table_keys(page):
+        for table, key in _table_keys(page, self.links == "obsidian"):
             column = self.tables.setdefault(table, {})
-            groups = column.get(key)
+            groups, value = column.get(key), _value(table, page)
             if isinstance(groups, set):
-                groups.add(page.group)
+                groups.add(value)
             else:  # none yet, or a kept tuple: replaced, never changed in place
-                column[key] = {*(groups or ()), page.group}
+                column[key] = {*(groups or ()), value}
 
     def remove(self, page: Page) -> None:
         """Take `page` out, changing no group's list or key's groups in place (a patched index shares them)."""
@@ -88,9 +102,10 @@ class LinkIndex:
         else:
             del self.groups[page.group]
         del self.files[page.path]
-        still = {entry for other in members for entry in _table_keys(other)}  # the group keeps these keys
-        for table, key in set(_table_keys(page)) - still:
-            rest = set(self.tables[table][key]) - {page.group}
+        obsidian = self.links == "obsidian"
+        still = {entry for other in members for entry in _table_keys(other, obsidian) if entry[0] not in FILE_TABLES}
+        for table, key in set(_table_keys(page, obsidian)) - still:  # the group keeps the others' keys
+            rest = set(self.tables[table][key]) - {_value(table, page)}
             if rest:
                 self.tables[table][key] = rest
             else:
@@ -106,6 +121,12 @@ class LinkIndex:
 
     def find(self, target: str, folder: str) -> tuple[str | None, list[str]]:
         """(step, group keys) for `target` linked from an article in `folder`."""
+        if self.links == "obsidian":
+            return self._as_obsidian(target, folder)
+        if is_attachment(target):  # `[[photo.png]]`: the attachment of that path or name (notes are not in those tables)
+            step, files = self._by_file(target, folder)
+            if files:
+                return step, files
         if "/" in target:
             groups = self._by_path(target, folder)
             if groups:
@@ -113,19 +134,57 @@ class LinkIndex:
         for step, key in (("exact", target), ("normalized", lookup_key(target)), ("alias", lookup_key(target))):
             groups = self.lookup(step, key)
             if groups:
-                return step, groups
+                return step, self._in_vault(groups, folder)
         groups = self._by_redirect(target)
         if groups:
             return "redirect", groups
         groups = self.lookup("title", lookup_key(target))
-        return ("title", groups) if groups else (None, [])
+        return ("title", self._in_vault(groups, folder)) if groups else (None, [])
+
+    def vault(self, path_or_folder: str) -> str:
+        """The language folder a path or folder is in, with language folders ("" without, or at the root)."""
+        return path_or_folder.split("/", 1)[0] if self.language_folders else ""
+
+    def _in_vault(self, groups: list[str], folder: str) -> list[str]:
+        """Of several groups, those with a page in the linking article's language folder, when some have one."""
+        if len(groups) < 2 or not self.language_folders:
+            return groups
+        vault = self.vault(folder)
+        for group in groups:
+            self._read(GROUP + group)
+        inside = [group for group in groups if any(self.vault(page.path) == vault for page in self.groups[group])]
+        return inside or groups
+
+    def _as_obsidian(self, target: str, folder: str) -> tuple[str | None, list[str]]:
+        step, files = self._by_file(target, folder)
+        if files:
+            return step, files
+        groups = self._by_redirect(target)
+        return ("redirect", groups) if groups else (None, [])
+
+    def _by_file(self, target: str, folder: str) -> tuple[str | None, list[str]]:
+        """Obsidian's steps: the path from the vault's root, from the linking file's folder, then the file name."""
+        path = _note_path(target.strip())
+        vault = self.vault(folder)
+        for base in dict.fromkeys([vault] if path.startswith("/") else [vault, folder]):
+            found = self.lookup("file", lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/")))))
+            if found:
+                return "path", found
+        ending = "/" + lookup_key(path.strip("/"))
+        named = [file for file in self.lookup("name", lookup_key(posixpath.basename(path.rstrip("/"))))
+                 if ("/" + lookup_key(_note_path(file[len(FILE) :]))).endswith(ending)]  # fmt: skip
+        if named:
+            return "name", [min(named, key=lambda file: _preference(file[len(FILE) :], folder, vault, self.vault))]
+        return None, []
 
     def _by_path(self, target: str, folder: str) -> list[str]:
         path = target.strip()
         path = path + "_index" if path.endswith("/") else path
         path = path[:-3] if path.lower().endswith(".md") else path
         bases = [""] if path.startswith("/") else ["", folder]
-        for base in bases:
+        if self.language_folders:  # a path from the root of the article's language folder first
+            bases.insert(0, self.vault(folder))
+        for base in dict.fromkeys(bases):
             key = lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/"))))
             self._read(key)
             if key in self.tables.get("path", {}):
@@ -147,6 +206,7 @@ class LinkIndex:
 
     def find_href(self, href: str, folder: str) -> tuple[str | None, list[str]]:
         """(step, group keys) for a Markdown link destination, relative to `folder` unless it starts with '/'."""
+        href = unquote(href)  # `Other%20Note.md` names `Other Note.md`
         if href.startswith("/"):
             key = href.strip("/")
             if not key:
@@ -160,6 +220,8 @@ class LinkIndex:
         groups = self._by_path("/" + joined + ("/" if href.endswith("/") else ""), "")
         if not groups:
             groups = self.lookup("url", joined.strip("/"))
+        if not groups and self.links == "obsidian":  # Obsidian finds `[t](Note.md)` by name too
+            return self._as_obsidian(href, folder)
         return ("path", groups) if groups else (None, [])
 
     def canonical(self, group: str) -> str:
@@ -185,7 +247,8 @@ class LinkIndex:
 
         The same dict object comes back for the same question, so plans hash it once.
         """
-        memo_key = (target, lang, folder if "/" in target or markdown else "", with_headings, markdown)
+        by_folder = "/" in target or markdown or self.links == "obsidian" or self.language_folders
+        memo_key = (target, lang, folder if by_folder else "", with_headings, markdown)
         if memo_key not in self.memo:
             self.reading = set()
             try:
@@ -204,22 +267,27 @@ class LinkIndex:
                 candidates.append({"path": "", "lang": lang, "url": "", "fallback": False, "canonical": "/"})
                 continue
             if group.startswith(FILE):
-                page, fallback = self.files[group[len(FILE) :]], False
-                group = page.group
+                page = self.files[group[len(FILE) :]]
+                fallback, group = self.vault(page.path) != self.vault(folder), page.group
             else:
                 page, fallback = self.choose(group, lang)
             self._read(GROUP + group)  # the group's pages: which one is chosen, and its canonical slug
             candidate = {"path": page.path, "lang": page.lang, "url": page.url, "fallback": fallback,
                          "canonical": self.canonical(group)}  # fmt: skip
-            if with_headings:
+            if group.startswith(ATTACHMENT):
+                candidate["attachment"] = True
+            elif with_headings:
                 candidate["headings"] = list(self.headings_of(page.path))
             candidates.append(candidate)
         return {"step": step, "candidates": candidates}
 
 
-def _table_keys(page: Page) -> list[tuple[str, str]]:
-    """(table, key) of each entry of `page` in the index's lookup tables."""
-    return [
+def _table_keys(page: Page, obsidian: bool = True) -> list[tuple[str, str]]:
+    """(table, key) of each entry of `page` in the index's lookup tables (Obsidian's with `obsidian`); an
+    attachment is found by its path and name only."""
+    if page.group.startswith(ATTACHMENT):
+        return [("file", lookup_key(page.path)), ("name", lookup_key(posixpath.basename(page.path)))]
+    keys = [
         ("path", lookup_key(page.group)),
         ("exact", page.slug),
         ("normalized", lookup_key(page.slug)),
@@ -227,6 +295,29 @@ def _table_keys(page: Page) -> list[tuple[str, str]]:
         ("url", page.url.strip("/")),
         *(("alias", lookup_key(alias)) for alias in page.aliases),
     ]
+    if obsidian:
+        file = _note_path(page.path)
+        keys += [("file", lookup_key(file)), ("name", lookup_key(posixpath.basename(file)))]
+    return keys
+
+
+def _note_path(path: str) -> str:
+    """A note's path as Obsidian links name it: without `.md` (or `.markdown`)."""
+    lowered = path.lower()
+    for suffix in (".md", ".markdown"):
+        if lowered.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def _value(table: str, page: Page) -> str:
+    """What a table's key gives for `page`: the file itself in Obsidian's tables, else its group."""
+    return FILE + page.path if table in FILE_TABLES else page.group
+
+
+def _preference(path: str, folder: str, vault: str, vault_of: Callable[[str], str]) -> tuple:
+    """Obsidian's order among files of one name: the linking file's vault, its folder, then the shortest path."""
+    return vault_of(path) != vault, posixpath.dirname(path) != folder, path.count("/"), len(path), path
 
 
 def keys_of(page: Page) -> set[str]:
@@ -243,12 +334,13 @@ def group_key(path: str) -> str:
 
 def build_index(
     records: list[dict], redirects, default_language: str, headings_of: Callable[[str], list[str]],
-    sources: dict[str, object] | None = None,
+    sources: dict[str, object] | None = None, links: str = "wiki", language_folders: bool = False,
 ) -> LinkIndex:
     """An index of `records` ({path, slug, title, aliases, lang, paired_with}); `headings_of(path)`
     gives a page's heading ids; `sources` (path -> a digest of its record) lets `patch_index` tell
-    which records changed."""
-    index = LinkIndex(default_language=default_language, headings_of=headings_of, sources=dict(sources or {}))
+    which records changed; `links` and `language_folders` as wiki.yaml sets them."""
+    index = LinkIndex(default_language=default_language, headings_of=headings_of, sources=dict(sources or {}),
+                      links=links, language_folders=language_folders)  # fmt: skip
     paths = {record["path"] for record in records}
     for record in records:
         index.add(_page(record, paths, default_language, index.partners))
@@ -270,7 +362,8 @@ def patch_index(
     # Over the stored index's tables: what changes is set beside them, and pickled again with the shards it falls in.
     tables = {name: Overlay(table) for name, table in old.tables.items()}
     index = LinkIndex(old.default_language, headings_of, Overlay(old.groups), tables, old.redirects,
-                      Overlay(old.files), Overlay(old.sources), dict(old.partners))  # fmt: skip
+                      Overlay(old.files), Overlay(old.sources), dict(old.partners), links=old.links,
+                      language_folders=old.language_folders)  # fmt: skip
     index.sources.update(differs)
     for path in went:
         del index.sources[path]
@@ -313,8 +406,11 @@ def _sorted(groups) -> tuple[str, ...]:
 
 def _page(record: dict, paths, default_language: str, partners: dict[str, str]) -> Page:
     """The record's page, in the group of the file its `paired_with` names when that is a record too
-    (noted in `partners`), else in its own."""
+    (noted in `partners`), else in its own; an attachment's record ({path, attachment: true}) is the file."""
     path, group = record["path"], group_key(record["path"])
+    if record.get("attachment"):
+        name = posixpath.basename(path)
+        return Page(path, name, name, (), default_language, attachment_url(path), ATTACHMENT + path)
     partner = record.get("paired_with")
     if partner:
         other = partners[path] = posixpath.normpath(posixpath.join(posixpath.dirname(path), partner))

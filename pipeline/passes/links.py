@@ -48,13 +48,12 @@ from pipeline.markdown.slots import render_slotted
 from pipeline.markdown.wikilinks import LINK_TYPES
 from pipeline.passes import citations
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.names import words_read
 from pipeline.passes.prose import block_tokens, pieces_of
 from pipeline.passes.prose import parser as prose_parser
+from pipeline.urls import is_attachment
 
-NAME = "links"
-VERSION = 8
-CONTRACT_VERSION = 3
 LINK_SCHEMA = {
     "type": "object",
     "required": ["target", "fragment", "label", "embed", "line", "col", "raw"],
@@ -82,10 +81,6 @@ CONTRACT = {
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
-# The HTML and its holes reach the html pass, and the prose the mentions pass, as references their workers
-# read, never through the main process.
-LAZY_FIELDS = ("html", "slots", "prose")
-READS = ("options", "data")  # raw_html and the Markdown extensions; the citations.yaml entries an article cites are footnotes too
 FIELDS = ("target", "fragment", "label", "embed", "col", "raw")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -155,29 +150,34 @@ def extract_links(tokens: list, body: str, body_line: int = 1) -> list[dict]:
                 links.append({**link, "kind": "wikilink"})
             elif child.type == "link_open" and is_internal(child.attrGet("href") or ""):
                 links.append(_markdown_link(child.attrGet("href"), token.map, lines, body_line, searched_from))
+            elif child.type == "image" and is_internal(child.attrGet("src") or ""):  # an image of the wiki's files
+                image = _markdown_link(child.attrGet("src"), token.map, lines, body_line, searched_from)
+                links.append({**image, "embed": True, "col": max(1, image["col"] - 1)})  # at its `![`
     return links
 
 
 def is_internal(href: str) -> bool:
-    """A destination that names a page of this wiki (not a URL, an anchor, or a file like an image)."""
+    """A destination that names a page or a file of this wiki (not a URL or an anchor)."""
     if not href or SCHEME.match(href) or href.startswith(("#", "//")):
         return False
     path = href.split("#", 1)[0].split("?", 1)[0]
     last = path.rstrip("/").rsplit("/", 1)[-1]
-    return path.endswith("/") or last.lower().endswith(".md") or "." not in last
+    return path.endswith("/") or last.lower().endswith(".md") or "." not in last or is_attachment(unquote(path))
 
 
 def _markdown_link(href: str, block_map, lines: list[str], body_line: int, searched_from: dict) -> dict:
-    """A Markdown link as a link record, placed at its `(destination` in the block's source lines."""
+    """A Markdown link as a link record, placed at the `[` that opens it in the block's source lines (found
+    from its `](destination`, written as the parser read it, percent-encoded, or in `<...>`)."""
     path, _, fragment = unquote(href).partition("#")
-    needle = "](" + unquote(href)
+    needles = list(dict.fromkeys(("](" + href, "](" + unquote(href), "](<" + unquote(href))))
     first, last = block_map or (0, len(lines))
-    line, col = searched_from.get(needle, (first, 0))
+    line, col = searched_from.get(href, (first, 0))
     for index in range(line, min(last, len(lines))):
-        found = _find_destination(lines[index], needle, col if index == line else 0)
-        if found >= 0:
-            searched_from[needle] = (index, found + 1)
-            line, col = index, found + 1
+        begin = col if index == line else 0
+        starts = [found for found in (_find_destination(lines[index], needle, begin) for needle in needles) if found >= 0]
+        if starts:
+            searched_from[href] = (index, min(starts) + 1)
+            line, col = index, _opening(lines[index], min(starts))
             break
     else:
         line, col = first, 0
@@ -185,9 +185,40 @@ def _markdown_link(href: str, block_map, lines: list[str], body_line: int, searc
             "line": line + body_line, "col": col + 1, "raw": f"({href})", "kind": "markdown"}  # fmt: skip
 
 
+def _opening(line: str, close: int) -> int:
+    """Where the `[` whose `]` is at `close` is (nested brackets counted); `close` when it is on another line."""
+    depth = 0
+    for index in range(close, -1, -1):
+        char = line[index]
+        if index and line[index - 1] == "\\":
+            continue
+        depth += char == "]"
+        depth -= char == "["
+        if depth == 0:
+            return index
+    return close
+
+
 def _find_destination(line: str, needle: str, start: int) -> int:
     """Where `](destination` is in `line`, not as the start of a longer destination (`](/` in `](/guide/)`)."""
     found = line.find(needle, start)
-    while found >= 0 and line[found + len(needle) : found + len(needle) + 1] not in ("", ")", " ", "\t", '"', "'"):
+    while found >= 0 and line[found + len(needle) : found + len(needle) + 1] not in ("", ")", " ", "\t", '"', "'", ">"):
         found = line.find(needle, found + 1)
     return found
+
+
+PASS = Pass(
+    name="links",
+    version=9,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    wiki_options=("raw_html",),
+    # The HTML and its holes reach the html pass, and the prose the mentions pass, as references their workers
+    # read, never through the main process.
+    lazy_fields=("html", "slots", "prose"),
+    incremental=Incremental(
+        reads=("options", "data"),  # raw_html and the Markdown extensions; the citations.yaml entries an article cites are footnotes too
+    ),
+    contract_version=3,
+)

@@ -30,6 +30,7 @@ from typing import Mapping
 from pipeline.content.article import Article
 from pipeline.markdown.spans import masked
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, diagnostic, field_values, known_as
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import group_key
 from pipeline.passes.names import (
@@ -40,15 +41,9 @@ from pipeline.runtime import jsonio
 from pipeline.runtime.sharded import Overlay
 
 NAME = "mentions"
-VERSION = 3
-CONTRACT_VERSION = 1
-NEEDS = ("metadata", "links")
-READS = ("options", "metadata")  # the title and alias index of every article
-READS_OWN = ("links",)  # its prose
 # Path -> what the index takes of its article's metadata result, with the result's digest: kept, so that a new
 # read set's index decodes only the results that changed (decoding them all was a large part of a title change).
 OWNS = f"{NAME}.owns"
-KEEP = (f"{NAME}.indexes", f"{NAME}.keys", OWNS)
 SUGGESTION_SCHEMA = {
     "type": "object",
     "required": ["target_slug", "target_path", "target_url", "mention", "line", "col", "end_col", "replacement"],
@@ -118,9 +113,6 @@ def affected(old: dict, wiki: Wiki, touched) -> set[int] | None:
             if spaced is None or any(all(word in spaced for word in name) for name in needed):
                 found.add(capture_id)
     return found
-
-
-AFFECTED = affected
 
 
 def _patched_keys(keys: dict[str, NameKeys], before: dict, now: dict) -> dict[str, NameKeys]:
@@ -288,3 +280,20 @@ def apply_suggestions(text: str, suggestions: list[dict], first_line: int = 1) -
         if 0 <= number < len(lines) and lines[number][start:end] == s["mention"]:
             lines[number] = lines[number][:start] + s["replacement"] + lines[number][end:]
     return "\n".join(lines)
+
+
+PASS = Pass(
+    name="mentions",
+    version=3,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    needs=("metadata", "links"),
+    wiki_options=("autolink",),
+    incremental=Incremental(
+        reads=("options", "metadata"),  # the title and alias index of every article
+        reads_own=("links",),  # its prose
+        keep=(f"{NAME}.indexes", f"{NAME}.keys", OWNS),
+        affected=affected,
+    ),
+)

@@ -37,13 +37,11 @@ from datetime import datetime, timezone
 
 from pipeline.content.article import Article
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.pairing_index import OWN_CLAIMS, Entry, Index, build_index, candidates, claims_of, reached
 from pipeline.text import frontmatter_line
 
 NAME = "pairing"
-VERSION = 2
-CONTRACT_VERSION = 1
-NEEDS = ("metadata",)
 INDEX = f"{NAME}.index"  # the memo key of the pairing index
 REVISION_KEY = "source_revision"
 HEX_REVISION = re.compile(r"^[0-9a-f]{7,64}$")
@@ -152,13 +150,6 @@ def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
     options = _wiki_options(wiki)
     now = wiki.memo(INDEX, lambda: build_index(wiki, options, old[INDEX]))
     return reached(old[INDEX], now, wiki.articles)
-
-
-READS = ("options", "metadata", pairing_sources)
-READS_OWN = (pairing_evidence,)
-KEEP = (INDEX,)
-KEEP_BY_CAPTURE = (OWN_CLAIMS,)
-AFFECTED = affected
 
 
 def _counterpart(entry: Entry, me: Entry, strategy: str) -> dict:
@@ -338,3 +329,21 @@ def _pair_key(article: Article, options: dict) -> str:
 
 def _line(article: Article, key: str) -> int:
     return frontmatter_line(article.text, key, article.body_line)
+
+
+PASS = Pass(
+    name="pairing",
+    version=2,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    needs=("metadata",),
+    wiki_options=("pairing", "pairing_key", "default_language"),
+    incremental=Incremental(
+        reads=("options", "metadata", pairing_sources),
+        reads_own=(pairing_evidence,),
+        keep=(INDEX,),
+        keep_by_capture=(OWN_CLAIMS,),
+        affected=affected,
+    ),
+)

@@ -2,44 +2,57 @@
 
 A wiki adds passes by naming modules in `wiki.yaml` (`passes:`, a dotted
 module name or a path to a `.py` file) or by installing a package that
-declares an entry point in the group `pipeline.passes`.
+declares an entry point in the group `pipeline.passes`; an item of
+`passes:` that maps a module or a pass's name to options sets the options
+the pass owns. The contract a pass fulfils is `contract.py`'s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
-from pipeline.passes.base import WIKI_PARTS, PassSpec
+from pipeline.config import CONFIG_FILE, Config, typed_section
+from pipeline.errors import ConfigError
+from pipeline.passes.contract import Pass, PassLoadError, PassSpec
 from pipeline.passes.plugins import declared_passes
 from pipeline.runtime.contracts import compiled
 
-# Order matters only for display; execution order follows NEEDS.
+# Order matters only for display; execution order follows each pass's needs.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
 
 
-class PassLoadError(Exception):
-    """A pass module is missing or does not fulfil the pass contract."""
-
-
 def load_passes(
-    extra: list[str] | tuple[str, ...] = (), *, base_dir: Path = Path("."), entry_points: bool = True,
+    items: list | tuple = (), *, base_dir: Path = Path("."), entry_points: bool = True,
     compiled_in: Path | None = None, cached_in: Path | None = None,
-):
-    """Return the PassSpecs of every registered pass, built-in first (`compiled_in`: where their
-    compiled contracts are kept between processes, see `pipeline/runtime/contracts.py`; `kept_in`: where
-    the entry points found are, see `plugins.py`)."""
-    modules = [importlib.import_module(name) for name in BUILTIN]
-    modules += [_import(ref, base_dir) for ref in extra]
+) -> list[PassSpec]:
+    """The PassSpecs of every registered pass, built-in first, each with its options as `items` set them.
+
+    `items` is the `passes:` list of wiki.yaml: module references (a dotted name or a `.py` path), or one-key
+    mappings of a reference or of a registered pass's name to its options. `compiled_in`: where compiled
+    contracts are kept between processes (`pipeline/runtime/contracts.py`); `cached_in`: where the entry
+    points found are (`plugins.py`).
+    """
+    configured = [next(iter(item.items())) if isinstance(item, dict) else (item, None) for item in items]
+    found = [importlib.import_module(name) for name in BUILTIN]
     if entry_points:
         try:
-            modules += declared_passes(cached_in)
+            found += declared_passes(cached_in)
         except ImportError as exc:
             raise PassLoadError(f"a pass an installed package declares cannot be imported: {exc}") from None
-    specs = [spec_of(module, compiled_in) for module in modules]
+    named = {declaration_of(each).name for each in found}
+    # An item naming a registered pass only configures it; any other names a module to load.
+    imported = {ref: _import(ref, base_dir) for ref, _ in configured if ref not in named}
+    specs = [spec_of(each, compiled_in) for each in [*found[:len(BUILTIN)], *imported.values(), *found[len(BUILTIN):]]]
+    given = {(declaration_of(imported[ref]).name if ref in imported else ref): options for ref, options in configured}
+    return [_with_settings(spec, given.get(spec.name)) for spec in _checked(specs, given)]
+
+
+def _checked(specs: list[PassSpec], given: dict[str, dict | None]) -> list[PassSpec]:
     names = [spec.name for spec in specs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -48,11 +61,23 @@ def load_passes(
         missing = [need for need in spec.needs if need not in names]
         if missing:
             raise PassLoadError(f"pass {spec.name} needs unknown pass(es): {', '.join(missing)}")
+        if given.get(spec.name) and spec.options is None:
+            raise PassLoadError(f"{CONFIG_FILE}: passes: {spec.name} takes no options")
     return specs
 
 
+def _with_settings(spec: PassSpec, options: dict | None) -> PassSpec:
+    if spec.options is None:
+        return spec
+    try:
+        settings = typed_section(spec.options, options or {}, f"passes: {spec.name}")
+    except ConfigError as exc:
+        raise PassLoadError(str(exc)) from None
+    return dataclasses.replace(spec, settings=settings)
+
+
 def rounds(specs: list[PassSpec]) -> list[list[PassSpec]]:
-    """Group passes so that every pass comes after the passes it NEEDS."""
+    """Group passes so that every pass comes after the passes it needs."""
     done: set[str] = set()
     remaining = list(specs)
     result = []
@@ -66,79 +91,62 @@ def rounds(specs: list[PassSpec]) -> list[list[PassSpec]]:
     return result
 
 
-def spec_of(module: ModuleType, compiled_in: Path | None = None) -> PassSpec:
-    """Check a module against the pass contract and wrap it."""
-    where = getattr(module, "__name__", repr(module))
+def declaration_of(found: ModuleType | Pass) -> Pass:
+    """The `Pass` a module declares (`PASS`), or one an entry point names itself; a module in the simple
+    form of earlier versions (NAME, VERSION, CONTRACT, run, optionally NEEDS, select) is read as one."""
+    if isinstance(found, Pass):
+        return found
+    where = getattr(found, "__name__", repr(found))
+    declared = getattr(found, "PASS", None)
+    if declared is not None:
+        if not isinstance(declared, Pass):
+            raise PassLoadError(f"pass module {where}: PASS is not a pipeline.passes.contract.Pass")
+        return declared
     for attribute in ("NAME", "VERSION", "CONTRACT", "run"):
-        if not hasattr(module, attribute):
-            raise PassLoadError(f"pass module {where} has no {attribute}")
-    contract = module.CONTRACT
-    if "diagnostics" not in contract.get("required", ()):
-        raise PassLoadError(f"pass module {where}: CONTRACT must require a 'diagnostics' list")
-    needs = tuple(getattr(module, "NEEDS", ()))
-    reads, reads_own = _reads(module, "READS", where), _reads(module, "READS_OWN", where) or ()
-    unknown = [name for name in (*(reads or ()), *reads_own) if name not in WIKI_PARTS + needs and not callable(name)]
-    if unknown or set(reads_own) & set(WIKI_PARTS):
-        raise PassLoadError(f"pass module {where}: READS may name {', '.join(WIKI_PARTS)} and passes in NEEDS; "
-                            f"READS_OWN passes in NEEDS (each may also be a function)")  # fmt: skip
-    return PassSpec(
-        name=module.NAME,
-        version=int(module.VERSION),
-        contract_version=int(getattr(module, "CONTRACT_VERSION", 1)),
-        contract=contract,
-        run=module.run,
-        select=getattr(module, "select", None),
-        needs=needs,
-        validate=LazyValidator(contract, where, compiled_in),
-        module=where,
-        reads=reads,
-        reads_own=reads_own,
-        lazy_fields=_names(module, "LAZY_FIELDS", where),
-        keeps=_keeps(module, where),
-        keeps_by_capture=_memo_keys(module, "KEEP_BY_CAPTURE", where),
-        **_delta(module, where),
-    )
+        if not hasattr(found, attribute):
+            raise PassLoadError(f"pass module {where} has no PASS (a pipeline.passes.contract.Pass)")
+    tuning = [name for name in TUNING if hasattr(found, name)]
+    if tuning:
+        raise PassLoadError(f"pass module {where}: declare {', '.join(tuning)} in PASS = Pass(..., incremental=Incremental(...))")
+    return Pass(
+        name=found.NAME, version=int(found.VERSION), contract=found.CONTRACT, run=found.run,
+        select=getattr(found, "select", None), needs=tuple(getattr(found, "NEEDS", ())),
+        lazy_fields=tuple(getattr(found, "LAZY_FIELDS", ())), contract_version=int(getattr(found, "CONTRACT_VERSION", 1)),
+    )  # fmt: skip
 
 
-def _delta(module: ModuleType, where: str) -> dict:
-    affected, touches = getattr(module, "AFFECTED", None), getattr(module, "TOUCHES", None)
-    if not all(value is None or callable(value) for value in (affected, touches)):
-        raise PassLoadError(f"pass module {where}: AFFECTED and TOUCHES must be functions")
-    if affected is not None and not getattr(module, "KEEP", ()):
-        raise PassLoadError(f"pass module {where}: AFFECTED needs KEEP (the values it compares with the last world's)")
-    if touches is not None and affected is None:
-        raise PassLoadError(f"pass module {where}: TOUCHES needs AFFECTED (which reads what it names)")
-    return {"affected": affected, "touches": touches}
+# The module-level names of the first pass contract that only the typed one may declare now.
+TUNING = ("READS", "READS_OWN", "KEEP", "KEEP_BY_CAPTURE", "AFFECTED", "TOUCHES")
 
 
-def _keeps(module: ModuleType, where: str) -> tuple[str, ...]:
-    value = _memo_keys(module, "KEEP", where)
-    if value and getattr(module, "READS", None) is None:
-        raise PassLoadError(f"pass module {where}: KEEP needs READS (what the kept values are built from)")
-    return value
+def spec_of(found: ModuleType | Pass, compiled_in: Path | None = None) -> PassSpec:
+    """Check a pass against the contract; return it loaded (its options at their defaults)."""
+    declared = declaration_of(found)
+    where = getattr(found, "__name__", declared.name)
+    if not isinstance(declared.name, str) or not declared.name or not callable(declared.run):
+        raise PassLoadError(f"pass {where}: a pass needs a name and a run function")
+    if "diagnostics" not in declared.contract.get("required", ()):
+        raise PassLoadError(f"pass {where}: its contract must require a 'diagnostics' list")
+    needs = tuple(declared.needs)
+    if declared.incremental is not None:
+        declared.incremental.check(needs, where)
+    _check_options(declared, where)
+    lazy = tuple(declared.lazy_fields)
+    if not all(isinstance(name, str) and name.isidentifier() for name in lazy):
+        raise PassLoadError(f"pass {where}: lazy_fields must be a tuple of field names")
+    values = {f.name: getattr(declared, f.name) for f in dataclasses.fields(Pass)}
+    values.update(version=int(declared.version), needs=needs, lazy_fields=lazy, wiki_options=tuple(declared.wiki_options))
+    settings = declared.options() if declared.options is not None else None
+    return PassSpec(**values, module=where, validate=LazyValidator(declared.contract, where, compiled_in), settings=settings)
 
 
-def _memo_keys(module: ModuleType, attribute: str, where: str) -> tuple[str, ...]:
-    value = getattr(module, attribute, ())
-    if isinstance(value, str) or not all(isinstance(item, str) and item for item in value):
-        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of memo keys")
-    return tuple(value)
-
-
-def _names(module: ModuleType, attribute: str, where: str) -> tuple[str, ...]:
-    value = getattr(module, attribute, ())
-    if isinstance(value, str) or not all(isinstance(item, str) and item.isidentifier() for item in value):
-        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of field names")
-    return tuple(value)
-
-
-def _reads(module: ModuleType, attribute: str, where: str) -> tuple | None:
-    value = getattr(module, attribute, None)
-    if value is None:
-        return None
-    if isinstance(value, str) or not all(isinstance(item, str) or callable(item) for item in value):
-        raise PassLoadError(f"pass module {where}: {attribute} must be a tuple of names (or functions)")
-    return tuple(value)
+def _check_options(declared: Pass, where: str) -> None:
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = [name for name in declared.wiki_options if name not in known]
+    if isinstance(declared.wiki_options, str) or unknown:
+        raise PassLoadError(f"pass {where}: wiki_options must name options of wiki.yaml (not {', '.join(unknown)})")
+    if declared.options is not None and not dataclasses.is_dataclass(declared.options):
+        raise PassLoadError(f"pass {where}: options must be a dataclass (the section of wiki.yaml it owns)")
 
 
 class LazyValidator:

@@ -3,8 +3,10 @@
 Resolution order (see `link_index`): path, exact slug, normalized slug,
 aliases, redirects, title. A link from an article in one language goes to
 the same page in that language when it exists, else to another language
-(status `fallback`, which the page marks). `#heading` is checked against the
-target's heading ids. Each link comes out with its file line and column,
+(status `fallback`, which the page marks). A `#fragment` is checked against the
+target's anchors (`markdown/sections.py`): a heading, a heading path
+(`#A#B`: heading B under heading A) or a block id (`#^id`), and the URL
+points at that anchor. Each link comes out with its file line and column,
 status (`ok`, `fallback`, `broken`, `ambiguous`, `self`), URL (a broken link's
 points at the wanted-pages list) and the step that resolved it.
 
@@ -27,18 +29,15 @@ import posixpath
 from typing import Callable
 
 from pipeline.content.article import Article
+from pipeline.markdown.sections import fragment_anchor, page_anchors
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic, known_as, mentioning
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
 from pipeline.passes.link_index import LinkIndex, build_index, changed_pages, keys_of, patch_index
 from pipeline.passes.links import LINK_SCHEMA
-from pipeline.text import heading_slug
-from pipeline.urls import wanted_url
+from pipeline.urls import is_attachment, runs_in_browser, wanted_url
 
 NAME = "wikilinks"
-VERSION = 3
-CONTRACT_VERSION = 1
-NEEDS = ("metadata", "headings", "links")
-KEEP = ("wikilinks.index",)  # built from metadata, data and options; headings are read through this build
 STATUSES = ("ok", "fallback", "broken", "ambiguous", "self")
 REWRITE_STEPS = ("normalized", "alias", "redirect", "title")
 RESOLVED_SCHEMA = {
@@ -50,8 +49,9 @@ RESOLVED_SCHEMA = {
         "url": {"type": "string"},
         "target_path": {"type": ["string", "null"]},
         "target_lang": {"type": ["string", "null"]},
-        "step": {"enum": [None, "same-page", "path", "url", "exact", "normalized", "alias", "redirect", "title"]},
+        "step": {"enum": [None, "same-page", "path", "url", "exact", "normalized", "alias", "redirect", "title", "name"]},
         "anchor": {"enum": [None, "ok", "missing"]},
+        "attachment": {"type": "boolean"},  # the target is a file other than a note (an image, a PDF...)
     },
 }
 CONTRACT = {
@@ -75,27 +75,40 @@ def index_of(wiki: Wiki) -> LinkIndex:
 def _build(wiki: Wiki) -> LinkIndex:
     metadata = wiki.results.get("metadata", {})
     records = [{**metadata[a.capture_id], "path": a.path} for a in wiki.articles if a.capture_id in metadata]
+    records += [{"path": path, "attachment": True} for path in wiki.attachments if not runs_in_browser(path)]
     return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], _headings_reader(wiki),
-                       _sources(wiki))  # fmt: skip
+                       _sources(wiki), links=wiki.options.get("links", "wiki"),
+                       language_folders=bool(wiki.options.get("language_folders")))  # fmt: skip
 
 
 def _patched(old: LinkIndex, wiki: Wiki) -> LinkIndex:
     """The index of this wiki, made from the last read set's (`old`): only the records that changed are read."""
     metadata, captures = wiki.results.get("metadata", {}), _captures(wiki)
-    return patch_index(old, _sources(wiki), lambda path: {**metadata[captures[path]], "path": path},
-                       _headings_reader(wiki))  # fmt: skip
+
+    def record_of(path: str) -> dict:
+        return {**metadata[captures[path]], "path": path} if path in captures else {"path": path, "attachment": True}
+
+    return patch_index(old, _sources(wiki), record_of, _headings_reader(wiki))
 
 
 def _sources(wiki: Wiki) -> dict[str, object]:
-    """Path -> its metadata result as a plan knows it (its stored digest), of each article that has one."""
+    """Path -> its metadata result as a plan knows it (its stored digest), of each article that has one; of each
+    attachment, its hash."""
     metadata = wiki.results.get("metadata", {})
-    return {a.path: known_as(metadata, a.capture_id) for a in wiki.articles if a.capture_id in metadata}
+    sources = {a.path: known_as(metadata, a.capture_id) for a in wiki.articles if a.capture_id in metadata}
+    published = {path: sha for path, sha in wiki.attachments.items() if not runs_in_browser(path)}
+    return {**sources, **{path: sha for path, sha in published.items() if path not in sources}}
 
 
-def _headings_reader(wiki: Wiki) -> Callable[[str], list[str]]:
-    """path -> heading ids: read for link targets only, as most selects name a heading of none."""
+def _headings_reader(wiki: Wiki) -> Callable[[str], list[list]]:
+    """path -> its anchor rows (headings and block ids, `sections.page_anchors`): read for link targets only,
+    as most selects name a heading of none."""
     headings, captures = wiki.results.get("headings", {}), _captures(wiki)
-    return lambda path: [h["id"] for h in headings.get(captures[path], {}).get("headings", [])]
+    return lambda path: _anchor_rows(headings.get(captures[path], {}))
+
+
+def _anchor_rows(headings_result: dict) -> list[list]:
+    return page_anchors(headings_result.get("headings", []), headings_result.get("blocks", []))
 
 
 def _captures(wiki: Wiki) -> dict[str, int]:
@@ -121,10 +134,6 @@ def _linked_headings(article: Article, wiki: Wiki) -> list:
     return sorted([path, known_as(headings, captures[path])] for path in paths if path in captures)
 
 
-READS = ("options", "data", "metadata")  # the link index (titles, slugs, aliases, redirects)
-READS_OWN = ("links", "headings", linked_headings)
-
-
 def _place(article: Article, wiki: Wiki) -> tuple[str, str]:
     """The article's language and folder: where its links are resolved from."""
     meta = wiki.results.get("metadata", {}).get(article.capture_id, {})
@@ -135,16 +144,20 @@ def select(article: Article, wiki: Wiki) -> dict:
     index, links = index_of(wiki), _links(article, wiki)
     lang, folder = _place(article, wiki)
     targets = {key: index.resolve(*question) for key, question in _questions(links, lang, folder).items()}
-    for key, wanted in _anchors_by_target(links).items():
-        targets[key] = _only_anchors(targets[key], wanted)
-    own = None
-    if any(link["fragment"] and target_key(link) == "" for link in links):  # to a heading of this page
-        own = [h["id"] for h in wiki.results.get("headings", {}).get(article.capture_id, {}).get("headings", [])]
+    for key, fragments in _fragments_by_target(links).items():
+        targets[key] = _only_anchors(targets[key], fragments)
+    own, own_fragments = None, _fragments_by_target(links, own_page=True).get("")
+    if own_fragments:  # to a heading or block of this page
+        rows = _anchor_rows(wiki.results.get("headings", {}).get(article.capture_id, {}))
+        own = {fragment: fragment_anchor(fragment, rows) for fragment in sorted(own_fragments)}
+    page = {"lang": lang, "default_language": wiki.options["default_language"]}
+    if wiki.options.get("links") == "obsidian":  # named only then: a wiki's jobs keep their inputs
+        page["links"] = "obsidian"
     return {
-        "page": {"lang": lang, "default_language": wiki.options["default_language"]},
+        "page": page,
         "links": links,
         "targets": targets,
-        "own_headings": own,
+        "own_anchors": own,
     }
 
 
@@ -187,26 +200,27 @@ def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
     return [a.capture_id for a in wiki.articles if not touched.get(a.capture_id, unknown).isdisjoint(keys)]
 
 
-AFFECTED, TOUCHES = affected, touches
-
-
-def _anchors_by_target(links: list[dict]) -> dict[str, set[str]]:
+def _fragments_by_target(links: list[dict], own_page: bool = False) -> dict[str, set[str]]:
+    """Target key -> the fragments the article's links name in it (of other pages', or of its own page's)."""
     wanted: dict[str, set[str]] = {}
     for link in links:
-        if link["target"] and link["fragment"]:
-            wanted.setdefault(target_key(link), set()).update((link["fragment"], heading_slug(link["fragment"])))
+        if link["fragment"] and bool(link["target"]) != own_page:
+            wanted.setdefault(target_key(link), set()).add(link["fragment"])
     return wanted
 
 
-def _only_anchors(resolution: dict, wanted: set[str]) -> dict:
-    """Keep, of each candidate's heading ids, only those this article links to.
+def _only_anchors(resolution: dict, fragments: set[str]) -> dict:
+    """Keep, of each candidate's anchors, only what this article's fragments point at (fragment -> anchor or None).
 
     Renaming a heading nobody links to then changes no other article's inputs.
     """
-    candidates = [
-        {**c, "headings": sorted(h for h in c["headings"] if h in wanted)} if "headings" in c else c
-        for c in resolution["candidates"]
-    ]
+    candidates = []
+    for candidate in resolution["candidates"]:
+        if "headings" in candidate:  # the target's anchor rows, as the index found them
+            rows = candidate["headings"]
+            candidate = {key: value for key, value in candidate.items() if key != "headings"}
+            candidate["anchors"] = {fragment: fragment_anchor(fragment, rows) for fragment in sorted(fragments)}
+        candidates.append(candidate)
     return {**resolution, "candidates": candidates}
 
 
@@ -223,10 +237,11 @@ def run(article: Article, inputs: dict) -> dict:
         else:
             out = _same_page(link)
         if link["fragment"]:
-            headings = inputs["own_headings"] if not link["target"] else out.pop("headings", None)
-            _check_anchor(out, headings, diagnostics)
-        out.pop("headings", None)
-        if out["step"] in REWRITE_STEPS and out["status"] != "ambiguous":
+            anchors = inputs["own_anchors"] if not link["target"] else out.pop("anchors", None)
+            _check_anchor(out, anchors, diagnostics)
+        out.pop("anchors", None)
+        # Rewriting to slugs would break the links in the writers' editor, where names are how links are written.
+        if out["step"] in REWRITE_STEPS and out["status"] != "ambiguous" and page.get("links") != "obsidian":
             replacements += _rewrite(article, link, out.pop("canonical"))
         out.pop("canonical", None)
         resolved.append(out)
@@ -246,7 +261,11 @@ def _resolve(link: dict, resolution: dict, own_path: str, page: dict, diagnostic
             url, message = link["raw"][1:-1], f"no page at ({link['target']})"
         else:
             url, message = wanted_url(link["target"], page["lang"], page["default_language"]), f"no page matches [[{link['target']}]]"
-        diagnostics.append(diagnostic("broken-link", message, *where))
+        code = "missing-attachment" if is_attachment(link["target"]) else "broken-link"
+        if code == "missing-attachment":
+            message = (f"{link['target']!r} is never published: a browser would run it" if runs_in_browser(link["target"])
+                       else f"no file {link['target']!r} in the wiki")  # fmt: skip
+        diagnostics.append(diagnostic(code, message, *where))
         return {**link, "status": "broken", "url": url, "target_path": None, "target_lang": None, "step": None,
                 "anchor": None}  # fmt: skip
     chosen = candidates[0]
@@ -258,22 +277,26 @@ def _resolve(link: dict, resolution: dict, own_path: str, page: dict, diagnostic
         status = "self"
     else:
         status = "fallback" if chosen["fallback"] else "ok"
-    return {**link, "status": status, "url": chosen["url"], "target_path": chosen["path"],
-            "target_lang": chosen["lang"], "step": step, "anchor": None, "headings": chosen.get("headings"),
-            "canonical": chosen["canonical"]}  # fmt: skip
+    resolved = {**link, "status": status, "url": chosen["url"], "target_path": chosen["path"],
+                "target_lang": chosen["lang"], "step": step, "anchor": None, "anchors": chosen.get("anchors"),
+                "canonical": chosen["canonical"]}  # fmt: skip
+    if chosen.get("attachment"):
+        resolved["attachment"] = True
+    return resolved
 
 
-def _check_anchor(out: dict, headings: list[str] | None, diagnostics: list) -> None:
-    """Point the URL at the heading; report a fragment no heading of the target has."""
+def _check_anchor(out: dict, anchors: dict[str, str | None] | None, diagnostics: list) -> None:
+    """Point the URL at the anchor the fragment names (`anchors`: fragment -> anchor); report one the target lacks."""
     fragment = out["fragment"]
-    if out["status"] in ("broken", "ambiguous") or headings is None:
+    if out["status"] in ("broken", "ambiguous") or anchors is None:
         return
-    anchor = fragment if fragment in headings else heading_slug(fragment)
-    out["anchor"] = "ok" if anchor in headings else "missing"
-    out["url"] = f"{out['url']}#{anchor if anchor in headings else fragment}"
+    anchor = anchors.get(fragment)
+    out["anchor"] = "ok" if anchor else "missing"
+    out["url"] = f"{out['url']}#{anchor or fragment}"
     if out["anchor"] == "missing":
         where = out["target_path"] or "this page"
-        message = f"{where} has no heading '#{fragment}'"
+        kind = "block" if fragment.startswith("^") else "heading"
+        message = f"{where} has no {kind} '#{fragment}'"
         diagnostics.append(diagnostic("broken-anchor", message, out["line"], out["col"]))
 
 
@@ -292,3 +315,21 @@ def _rewrite(article: Article, link: dict, canonical: str) -> list[tuple[int, in
     if not line.startswith(link["raw"][: len(opener)] + target_part, link["col"] - 1):
         return []
     return [(link["line"], start + 1, start + 1 + len(target_part), new)]
+
+
+PASS = Pass(
+    name="wikilinks",
+    version=4,
+    contract=CONTRACT,
+    run=run,
+    select=select,
+    needs=("metadata", "headings", "links"),
+    wiki_options=("default_language", "links", "language_folders"),
+    incremental=Incremental(
+        reads=("options", "data", "metadata", "attachments"),  # the link index (titles, slugs, aliases, redirects)
+        reads_own=("links", "headings", linked_headings),
+        keep=("wikilinks.index",),  # built from metadata, data and options; headings are read through this build
+        affected=affected,
+        touches=touches,
+    ),
+)

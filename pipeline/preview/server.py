@@ -36,8 +36,8 @@ from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.preview.access import host_allowed, locate, site_path
 from pipeline.preview.live import EVENTS, Reloads, inject
-from pipeline.site import normalize_base
 from pipeline.site.theme import builtin_root
+from pipeline.urls import normalize_base
 
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"

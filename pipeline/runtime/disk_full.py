@@ -7,14 +7,13 @@ rolls back what it could not commit. So the error needs no more than the
 path that could not be written, and the cause. A write that names no path (a
 file's bytes, not its opening) is told by its folder: the output or state
 folder whose disk has no room left. A forked process's error comes back as
-its traceback's text, whose last line says the same.
+the error it raised (`ForkedError.cause`), told the same way.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,8 +26,6 @@ FULL = {errno.ENOSPC, errno.EDQUOT}
 SQLITE_FULL = 13  # sqlite3's SQLITE_FULL: "database or disk is full"
 HINT = "free some space and build again"
 STORE_FULL = f"the state database could not be written (database or disk is full); {HINT}"
-# The last line of a forked process's traceback, for an OSError: `OSError: [Errno 28] No space...: '/path'`.
-FORKED_OS_ERROR = re.compile(r"\w*Error: \[Errno (\d+)\] ([^:]+?)(?:: '(.*)')?")
 
 
 @contextmanager
@@ -45,23 +42,18 @@ def disk_full_is_an_error(folders: list[Path]) -> Iterator[None]:
 
 
 def full_disk_message(exc: BaseException, folders: list[Path]) -> str | None:
-    """`path: cause` when `exc` is a full disk, else None."""
+    """`path: cause` when `exc` (or, from a forked process, what it raised) is a full disk, else None."""
+    while isinstance(exc, ForkedError):
+        exc = exc.cause  # what the forked process raised (None when it did not pickle: not told apart)
     if isinstance(exc, OSError) and exc.errno in FULL:
         return f"{exc.filename or _full_folder(folders)}: {exc.strerror or os.strerror(exc.errno)}; {HINT}"
-    if isinstance(exc, sqlite3.Error) and _sqlite_full(str(exc), getattr(exc, "sqlite_errorcode", None)):
+    if isinstance(exc, sqlite3.Error) and _sqlite_full(exc):
         return f"{_full_folder(folders)}: {STORE_FULL}"
-    if isinstance(exc, ForkedError):
-        last = (str(exc).strip().splitlines() or [""])[-1]
-        found = FORKED_OS_ERROR.fullmatch(last)
-        if found and int(found.group(1)) in FULL:
-            return f"{found.group(3) or _full_folder(folders)}: {found.group(2)}; {HINT}"
-        if last.startswith("sqlite3.") and _sqlite_full(last, None):
-            return f"{_full_folder(folders)}: {STORE_FULL}"
     return None
 
 
-def _sqlite_full(text: str, code: int | None) -> bool:
-    return code == SQLITE_FULL or "database or disk is full" in text
+def _sqlite_full(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "database or disk is full" in str(exc)
 
 
 def _full_folder(folders: list[Path]) -> str:

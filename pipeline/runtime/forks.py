@@ -26,7 +26,13 @@ Result = TypeVar("Result")
 
 
 class ForkedError(RuntimeError):
-    """A forked share raised, or its process died before sending a result."""
+    """A forked share raised, or its process died before sending a result. The message is the share's
+    traceback; `cause` is what it raised, as data (an OSError's errno and filename...), when that survives
+    pickling, else None."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 def fork_map(function: Callable[[Share], Result], shares: list[Share]) -> list[Result]:
@@ -202,18 +208,28 @@ def _received(pipe) -> bytes | None:
 
 
 def _outcome(call: Callable[[], Result]) -> bytes:
-    """(True, what `call` returns) or (False, its traceback), pickled: a forked call must never fail silently."""
+    """(True, what `call` returns) or (False, the ForkedError of what it raised), pickled: a forked call must
+    never fail silently."""
     try:
         return pickle.dumps((True, call()), protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException:  # the parent raises it
-        return pickle.dumps((False, traceback.format_exc()))
+    except BaseException as exc:  # the parent raises it
+        return pickle.dumps((False, ForkedError(traceback.format_exc(), _as_data(exc))))
+
+
+def _as_data(exc: BaseException) -> BaseException | None:
+    """`exc` when it comes out of pickling as it went in (OSError, sqlite3's errors, most others), else None."""
+    try:
+        same = type(pickle.loads(pickle.dumps(exc))) is type(exc)
+    except Exception:  # its class cannot be made again from its arguments, or it holds what does not pickle
+        return None
+    return exc if same else None
 
 
 def _opened(payload: bytes):
-    """What `_outcome` pickled: the call's result, else ForkedError with its traceback."""
+    """What `_outcome` pickled: the call's result, else its ForkedError raised."""
     ok, value = pickle.loads(payload)
     if not ok:
-        raise ForkedError(value)
+        raise value
     return value
 
 

@@ -1,8 +1,10 @@
 """The static site: from pass results to the output folder.
 
 `publish.render_site` is the render step of a build: model (`model.py`,
-`pages.py`) -> files (`render.py`, through the theme in `theme.py`) ->
-output folder (`writer.py`) -> search index (`search.py`). This module
+`pages.py`) -> the outputs, each an emitter (`emitters/`), run over it by
+one render path (`emitting.py`; pages through the theme: `render.py`,
+`theme.py`) -> output folder (`writer.py`) -> search index (`search.py`,
+the `search_index` emitter's once every file is in place). This module
 keeps what a build needs without rendering (the report, whether the last
 output is still there), so a build with nothing to do loads no template code.
 """
@@ -39,13 +41,6 @@ class SiteReport:
     warnings: list[str] = field(default_factory=list)  # e.g. search not indexed
     indexed: bool = False  # Pagefind ran this build
     indexing: bool = False  # Pagefind runs on in the background (the preview's builds)
-
-
-def normalize_base(url: str) -> str:
-    """`base_url` as links are made with it: ending with a slash, and a path from the root (`docs` is `/docs/`)."""
-    url = (url or "/").strip()
-    url = url if url.startswith("/") or "://" in url else f"/{url}"
-    return url if url.endswith("/") else f"{url}/"
 
 
 def search_pending(config: Config) -> bool:

@@ -21,7 +21,7 @@ from pipeline.content.facts import Change
 from pipeline.incremental.page_summaries import PageSummary, PageSummaries, summary_keys, summary_of
 from pipeline.passes.base import Wiki
 from pipeline.runtime import records
-from pipeline.urls import history_url
+from pipeline.urls import history_url, normalize_base
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
@@ -360,7 +360,7 @@ def fallback_html(article: Article, options: dict) -> dict:
     """The body rendered without link resolution: a page still shows when its html job failed."""
     from pipeline.markdown import make_parser
 
-    base = (options.get("base_url") or "/").rstrip("/") + "/"
+    base = normalize_base(options.get("base_url"))
     md = make_parser(raw_html=bool(options.get("raw_html")), base_url=base, default_language=options["default_language"],
                      markdown=options.get("markdown", ""))
     return {"html": md.render(article.body, {"lang": article.lang}), "toc": []}

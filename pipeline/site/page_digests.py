@@ -65,6 +65,9 @@ class SiteState:
     summaries: dict[str, str] = field(default_factory=dict)
     pages: int = 0  # the counts of the build that rendered this state
     redirects: int = 0
+    # Each emitter without `emit_changed` -> {"files": what it put, "pages": how many were pages}: what it no longer
+    # puts goes, where the last build's other files are kept (`emitting.py`).
+    emitted: dict[str, dict] = field(default_factory=dict)
 
 
 def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) -> SiteState:
@@ -108,7 +111,16 @@ def recorded_state(record: dict) -> SiteState | None:
     except TypeError:
         return None
     well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.summaries, dict)
-    return state if well_formed and isinstance(state.pages, int) and isinstance(state.redirects, int) else None
+    counted = isinstance(state.pages, int) and isinstance(state.redirects, int) and _emitted(state.emitted)
+    return state if well_formed and counted else None
+
+
+def _emitted(record) -> bool:
+    """Whether `record` reads as `SiteState.emitted`: per emitter, the files it put and how many pages."""
+    return isinstance(record, dict) and all(
+        isinstance(entry, dict) and isinstance(entry.get("files"), list) and isinstance(entry.get("pages"), int)
+        for entry in record.values()
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

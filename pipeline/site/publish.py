@@ -1,4 +1,4 @@
-"""The render step of a build: the wiki model, through the templates, into the output folder."""
+"""The render step of a build: the wiki model, through the emitters and the templates, into the output folder."""
 
 from __future__ import annotations
 
@@ -9,27 +9,29 @@ from pipeline.content.facts import Change
 from pipeline.incremental.page_summaries import PageSummaries, load_summaries, save_summaries
 from pipeline.passes.base import Wiki
 from pipeline.runtime.lifespan import keep_until_exit
-from pipeline.site import (
-    COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, PAGE_SUMMARIES, SiteReport, normalize_base, search_pending,
-)  # fmt: skip
+from pipeline.site import COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, PAGE_SUMMARIES, SiteReport
+from pipeline.site import pages as wiki_pages
+from pipeline.site.emitting import Entry, Site, render_files
 from pipeline.site.model import Model, build_model
-from pipeline.site.page_digests import digest, recorded_state
-from pipeline.site.render import Previous, Settings, environment, page_file, render_files
-from pipeline.site.shards import Shard, shards_of
+from pipeline.site.page_digests import recorded_state
+from pipeline.site.render import Previous, Settings, environment
 from pipeline.site.theme import theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
+from pipeline.urls import normalize_base
 
 if TYPE_CHECKING:
     from pipeline.site.search import BackgroundIndex
 
 
 def render_site(
-    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], *,
+    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], emitters: list[Entry], setting: str = "", *,
     tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
     written: Callable[[], None] = lambda: None, summaries: PageSummaries | None = None, search_later: BackgroundIndex | None = None,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
 
+    `emitters`: (name, Emitter, options) of each output, in order (`site/emitters/`); `setting`: their table as
+    wiki.yaml configures it, which every page's digest names.
     `intact`: every file of the last build is known to be in the output folder (the build
     looked, beside capture), so a page whose inputs are unchanged is not looked for again.
     `written` is called once the pages are in place, before the search index is rebuilt
@@ -41,7 +43,7 @@ def render_site(
     keys, state = previous_keys(manifest, config.out_dir)
     last = recorded_state(state) if intact else None
     model = model_of(config, wiki, log, versions, summaries, last.summaries if last else {})
-    settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir)
+    settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir, setting)
     compiled = config.state_dir / COMPILED_TEMPLATES
     compiled.mkdir(exist_ok=True)
     env = environment(config.templates_dir, settings.base_url, compiled)
@@ -50,52 +52,20 @@ def render_site(
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
     writer = SiteWriter(config.out_dir, manifest, before_writing=pending)
     previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous)
-    rendered = render_files(model, settings, env, writer, tick or (lambda n: None), previous, workers)
+    revisions = wiki_pages.revisions(model)
+    site = Site(config, model, settings, revisions, wiki_pages.histories(revisions), dict(wiki.attachments), workers,
+                search_later)  # fmt: skip
+    rendered, out = render_files(site, env, writer, emitters, previous, tick or (lambda n: None))
     files = writer.finish(rendered.keys, vars(rendered.state))  # not asdict: it would copy every own key
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
         unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
     )  # fmt: skip
     written()
-    if search_pending(config):
-        _index(config, model, report, search_later, workers)
-    keep_until_exit(model, rendered, previous, writer)  # a command line's exit drops them (see `lifespan`)
+    for step in out.steps:  # the search index
+        step(report)
+    keep_until_exit(model, rendered, previous, writer, site, out)  # a command line's exit drops them (see `lifespan`)
     return report
-
-
-def _shards(model: Model, config: Config) -> list[Shard]:
-    """The search shards of the article pages, each page known by what Pagefind reads of it: its URL,
-    language, title (its h1) and body (`data-pagefind-body`: the html and citations results), in this theme.
-    Not by all it shows: a page whose "What links here" changed needs no indexing again."""
-    salt = theme_digest(config.templates_dir)
-    pages = [(page_file(page.url), page.lang) for page in model.articles]
-    keys = {file: digest((page.url, page.lang, page.title, page.body.identity, salt))
-            for (file, _), page in zip(pages, model.articles)}  # fmt: skip
-    return shards_of(pages, keys)
-
-
-def _index(
-    config: Config, model: Model, report: SiteReport, later: BackgroundIndex | None, workers: int
-) -> None:
-    """Index the site's shards now, `workers` Pagefind runs at a time, or start indexing them in the background
-    (`later`), one run at a time: the preview's next rebuild needs the CPU."""
-    # Imported here: a build with nothing to index never loads the search code, nor the thread pool it runs in.
-    from pipeline.site.search import Indexing, index_site
-
-    indexing = Indexing(config.out_dir, config.state_dir, _shards(model, config))
-
-    def done(warning: str | None) -> None:
-        if warning is None:
-            (config.state_dir / SEARCH_PENDING).unlink(missing_ok=True)
-
-    if later is not None:
-        later.start(indexing, done)
-        report.indexing = True
-        return
-    warning = index_site(indexing, workers=workers)
-    report.indexed = warning is None
-    report.warnings += [warning] if warning else []
-    done(warning)
 
 
 def model_of(

@@ -21,6 +21,7 @@ with a dot, as no file of the site's does, so no build lists or removes it.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
@@ -56,6 +57,8 @@ class SiteWriter:
         self.folders: set[str] = set()  # made already: one mkdir per folder, not per file
         self.writing = False
         self._previous: list[str] | None = None
+        self.copies: dict[str, str] = {}  # file -> digest of the bytes copied there (`copy`)
+        self.last_copies = _last_copies(manifest, self.out_dir)  # before the journal is opened, as `previous_keys`
         # Opened here, before any render process is forked: each appends to it, a line at a time.
         self.journal = _open_journal(manifest, self.out_dir)
         mark(self.out_dir)
@@ -79,6 +82,24 @@ class SiteWriter:
                 self.folders.add(folder)
             _write(target, data)
         self.record(rel, changed)
+
+    def copy(self, rel: str, source: str | os.PathLike, digest: str) -> None:
+        """Copy the file `source` (whose bytes `digest` names) to `rel`, streamed, unless the last build copied
+        those bytes there and the file is still there, of its size: a big file is neither read nor held."""
+        target = os.path.join(self.out_dir, _safe(rel))
+        try:
+            unchanged = self.last_copies.get(rel) == digest and os.path.getsize(target) == os.path.getsize(source)
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            self._start_writing()
+            self._journal(rel)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            temporary = _temporary(target)
+            shutil.copyfile(source, temporary)  # in the kernel where it can (copy_file_range), else in chunks
+            os.replace(temporary, target)
+        self.copies[rel] = digest
+        self.record(rel, not unchanged)
 
     def _start_writing(self) -> None:
         if not self.writing:  # each forked render process too
@@ -117,7 +138,8 @@ class SiteWriter:
         out_dir = str(self.out_dir.resolve())
         # Whole or not at all: a crash mid-write must not lose the list of files to clean.
         jsonio.save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
-        jsonio.save(keys_file(self.manifest), {"out_dir": out_dir, "keys": keys or {}, "state": state or {}})
+        record = {"out_dir": out_dir, "keys": keys or {}, "state": state or {}, "copies": self.copies}
+        jsonio.save(keys_file(self.manifest), record)
         journal_file(self.manifest).unlink(missing_ok=True)  # the render processes' lines too: all listed now
         self.report.written.sort()
         return self.report
@@ -187,6 +209,13 @@ def previous_keys(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict]:
     if touched:
         keys, state = {rel: key for rel, key in keys.items() if rel not in touched}, {}
     return keys, state
+
+
+def _last_copies(manifest: Path, out_dir: Path) -> dict[str, str]:
+    """File -> digest of what the last build copied there (`SiteWriter.copy`), but the files a stopped build touched."""
+    copies = _record(keys_file(manifest), out_dir).get("copies", {})
+    touched = set(journaled_files(manifest, out_dir))
+    return {rel: digest for rel, digest in copies.items() if rel not in touched} if isinstance(copies, dict) else {}
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:

@@ -345,9 +345,40 @@ SCHEMA_V15 = (
     + _no_replace("job_attempts", "id = NEW.id", "claim_token = NEW.claim_token")
 )
 
+# v16: the content folder's other files (attachments: images, PDFs, video...), captured by content hash, their
+# bytes in the state folder (`content/attachments.py`), not here. A row per change of a path (its new bytes, or
+# a removal): the table is its own history. `current_attachments` is derived, as `current_captures` is (v14).
+SCHEMA_V16 = (
+    """
+    CREATE TABLE attachment_captures (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,               -- relative to the content folder, '/' separated (as captures')
+        sha256 TEXT NOT NULL,             -- of the bytes (of the removed bytes, for a removal)
+        size INTEGER NOT NULL,            -- 0 for a removal
+        kind TEXT NOT NULL CHECK (kind IN ('file', 'removal')),
+        captured_at TEXT NOT NULL,
+        git_commit TEXT
+    );
+    CREATE INDEX attachment_captures_path ON attachment_captures (path, id);
+    CREATE TABLE current_attachments (
+        path TEXT PRIMARY KEY,
+        capture_id INTEGER NOT NULL REFERENCES attachment_captures(id),
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        kind TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TRIGGER attachment_captures_current AFTER INSERT ON attachment_captures
+    BEGIN
+        INSERT OR REPLACE INTO current_attachments VALUES (NEW.path, NEW.id, NEW.sha256, NEW.size, NEW.kind);
+    END;
+    """
+    + _immutable("attachment_captures")
+    + _no_replace("attachment_captures", "id = NEW.id")
+)
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10,
-    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15,
+    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15, SCHEMA_V16,
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

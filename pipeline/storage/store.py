@@ -11,9 +11,10 @@ from `open_store`; this module decides how that connection behaves:
   (FULL) on thousands of small claim/complete transactions buys nothing.
 - Foreign keys on, a 30 s busy timeout, and autocommit mode so that every
   write transaction is opened explicitly with `BEGIN IMMEDIATE` (`write()`).
-- The schema's triggers make `captures`, `capture_history`, `job_inputs`,
-  `rejected_completions`, `processing_results`, `result_fields`,
-  `result_digests` and finished `job_attempts` append-only.
+- The schema's triggers make `captures`, `capture_history`,
+  `attachment_captures`, `job_inputs`, `rejected_completions`,
+  `processing_results`, `result_fields`, `result_digests` and finished
+  `job_attempts` append-only.
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""redirects.yaml and categories.yaml validated once: each rule, its problem with the entry's line, and the records."""
+"""redirects.yaml, categories.yaml and citations.yaml validated once: each rule, its problem with the entry's line,
+and the records."""
+
+import dataclasses
 
 import pytest
 
 from pipeline.content import data_files
-from pipeline.content.data_files import Category, Redirect
+from pipeline.content.data_files import Category, Citation, Redirect
 from pipeline.runtime import safe_yaml
 
 
@@ -13,6 +16,10 @@ def _redirects(text: str):
 
 def _categories(text: str):
     return data_files.categories(*safe_yaml.load_document(text))
+
+
+def _citations(text: str):
+    return data_files.citations(*safe_yaml.load_document(text))
 
 
 @pytest.mark.parametrize("text", [
@@ -100,6 +107,49 @@ def test_what_the_wiki_holds_is_the_records_without_their_lines():
     assert first == moved == [{"source": "/a", "target": "/x"}]
     categories, _ = data_files.validated("categories", *safe_yaml.load_document("- id: a\n  order: 1\n"))
     assert categories == [{"id": "a", "name": "a", "scope": None, "order": 1}]
-    citations = [{"id": "x", "text": "X"}]
-    assert data_files.validated("citations", citations) == (citations, [])  # not validated here
+    citations, _ = data_files.validated("citations", *safe_yaml.load_document("x: {title: X}\n"))
+    assert citations == [{"id": "x", "text": "X", "url": None}]
     assert data_files.validated("redirects", None) == (None, [])  # an empty file
+    assert data_files.validated("citations", None) == (None, [])  # no registry: `cites:` is not checked
+
+
+@pytest.mark.parametrize("text", [
+    "- id: rfc\n  text: ' RFC 6234 '\n  url: https://x.example/rfc\n- id: 7\n  title: Seven\n- id: bare\n",
+    "citations:\n  - id: rfc\n    text: RFC 6234\n    url: https://x.example/rfc\n  - id: 7\n    title: Seven\n"
+    "  - id: bare\n",
+    "rfc:\n  text: RFC 6234\n  url: https://x.example/rfc\n7: {title: Seven}\nbare: {}\n",
+])  # fmt: skip
+def test_each_form_of_citations_gives_the_same_records(text):
+    records, problems = _citations(text)
+    assert problems == []
+    fields = [(r.id, r.text, r.url) for r in records]
+    assert fields == [("rfc", "RFC 6234", "https://x.example/rfc"), ("7", "Seven", None), ("bare", "bare", None)]
+    assert text.splitlines()[records[0].line - 1].lstrip(" -").startswith(("id: rfc", "rfc:"))
+
+
+def test_a_citation_may_be_just_its_text_and_its_own_id_wins_over_its_key():
+    records, problems = _citations("rfc: RFC 6234, US Secure Hash Algorithms\nkey: {id: other, text: O}\n")
+    assert (records, problems) == ([Citation("rfc", "RFC 6234, US Secure Hash Algorithms", None, 1),
+                                    Citation("other", "O", None, 2)], [])  # fmt: skip
+
+
+@pytest.mark.parametrize("text, line, message, kept", [
+    ("- text: No id\n", 1, "a citation entry has no `id`", []),
+    ("- Just a text\n", 1, "a citation entry has no `id`", []),
+    ("- id: true\n  text: T\n", 1, "a citation entry has no `id`", []),
+    ("- id: '  '\n", 1, "a citation entry has no `id`", []),
+    ("- id: a\n- id: b\n- id: a\n  text: Again\n", 3, "the citation 'a' is already given at line 2",
+     [Citation("a", "a", None, 1), Citation("b", "b", None, 2)]),
+    ("a: A\nb:\n", 2, "the citation 'b' is not a mapping (`text`, `url`) or a text", [Citation("a", "A", None, 1)]),
+    ("a: [x, y]\nb: B\n", 1, "the citation 'a' is not a mapping (`text`, `url`) or a text",
+     [Citation("b", "B", None, 2)]),
+    ("- id: a\n  text: [x]\n  title: T\n", 1, "the citation 'a' has a `text` that is not text",
+     [Citation("a", "T", None, 1)]),
+    ("- id: a\n  url: 5\n", 1, "the citation 'a' has a `url` that is not text", [Citation("a", "a", None, 1)]),
+    ("just text\n", 1, "is not a list of citations (`- id: ...`) or a mapping from id to entry", []),
+    ("42\n", 1, "is not a list of citations (`- id: ...`) or a mapping from id to entry", []),
+])  # fmt: skip
+def test_a_bad_citation_is_a_problem_at_its_line_and_the_rest_kept(text, line, message, kept):
+    records, problems = _citations("# citations\n" + text)
+    assert problems == [("citations.yaml", line + 1, message)]
+    assert records == [dataclasses.replace(record, line=record.line + 1) for record in kept]

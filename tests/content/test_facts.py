@@ -1,5 +1,6 @@
-"""What passes and pages know beyond the captures: here, the capture log a build keeps between builds."""
+"""What passes and pages know beyond the captures: the capture log a build keeps between builds, and the data files."""
 
+from pipeline.build import build
 from pipeline.config import Config
 from pipeline.content import facts
 from pipeline.content.capture import capture_content
@@ -51,8 +52,23 @@ def test_a_data_file_past_the_yaml_limits_or_not_utf8_is_a_problem_with_its_line
     })  # fmt: skip
     found = facts.gather(_captured(config, {}), config.content_dir)
     assert (found.data["redirects"], found.data["categories"]) == (None, None)
-    assert found.data["citations"] == [{"id": "x", "text": "Shared"}, {"id": "y", "text": "Shared"}]
+    assert [(c["id"], c["text"]) for c in found.data["citations"]] == [("x", "Shared"), ("y", "Shared")]
     assert sorted(found.problems) == [
         ("categories.yaml", 1, "not UTF-8: byte 0xe9 at line 1"),
         ("redirects.yaml", 5, "YAML has aliases that stand for more than 10,000 values"),
     ]
+
+
+def test_a_build_reads_each_data_file_once_and_reports_a_bad_citation_at_its_line(make_wiki, monkeypatch):
+    """The build stamp names the bytes `gather` parses: one read of each data file, not one each."""
+    config = make_wiki({
+        "a.md": "---\ntitle: A\ncites: [k1]\n---\nBody.\n", "redirects.yaml": "old-a: a\n",
+        "citations.yaml": "- id: k1\n  text: A book\n- id: k1\n  text: Again\n",
+    })  # fmt: skip
+    reads = []
+    read_inside = facts.read_inside
+    monkeypatch.setattr(facts, "read_inside", lambda folder, name: reads.append(name) or read_inside(folder, name))
+    report = build(config, workers=1)
+    assert sorted(reads) == ["categories.yaml", "citations.yaml", "redirects.yaml"]
+    errors = [(d.path, d.line, d.message) for d in report.process.diagnostics if d.code == "data-error"]
+    assert errors == [("citations.yaml", 3, "the citation 'k1' is already given at line 1")]

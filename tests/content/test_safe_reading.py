@@ -55,12 +55,17 @@ def test_links_out_of_the_folder_and_files_that_are_not_regular_are_skipped_with
     (content / "out").symlink_to(outside, target_is_directory=True)  # a folder out of the folder: not walked
     (content / "again").symlink_to(content / "sub", target_is_directory=True)  # one inside: not walked either
     (content / "folder.md").symlink_to(content / "sub", target_is_directory=True)
-    (content / "image.png").symlink_to(outside / "secret.md")  # no file the capture reads: none of its business
+    (content / "image.png").symlink_to(outside / "secret.md")  # an attachment: the same rules
+    os.mkfifo(content / "sub" / "video.mp4")
+    (content / "sub" / "logo.png").symlink_to(Path("..") / "a.md")  # a regular file inside: followed
     listing = list_sources(config)
     assert listing.paths == ["a.md", "alias.md", "sub/b.md", "sub/back.md"]
+    assert listing.attachments == ["sub/logo.png"]
     skipped = _notices(listing)
     assert set(skipped) == {"passwd.md", "relative.md", "sub/up.md", "zero.md", "pipe.md", "pipe-link.md", "loop.md",
-                            "dangling.md", "out", "again", "folder.md"}  # fmt: skip
+                            "dangling.md", "out", "again", "folder.md", "image.png", "sub/video.mp4"}  # fmt: skip
+    assert skipped["image.png"] == f"a symbolic link to outside the content folder (to {outside / 'secret.md'})"
+    assert skipped["sub/video.mp4"] == "a FIFO, not a regular file"
     assert skipped["passwd.md"] == f"a symbolic link to outside the content folder (to {outside / 'secret.md'})"
     assert skipped["zero.md"] == "a symbolic link to outside the content folder (to /dev/null)"
     assert skipped["pipe-link.md"] == "a symbolic link to a FIFO, not a regular file"
@@ -128,6 +133,6 @@ def test_data_files_follow_the_same_rule(make_wiki, outside, held_fifo):
     capture_content(conn, config)
     facts = gather(conn, content)
     assert facts.data["redirects"] is None and facts.data["categories"] is None and facts.problems == []
-    assert facts.data["citations"] == {"x": {"title": "Inside"}}
+    assert facts.data["citations"] == [{"id": "x", "text": "Inside", "url": None}]
     sources = fact_sources(conn, content, None)["data"]
     assert sources["redirects"] is None and sources["categories"] is None and sources["citations"] is not None

@@ -124,7 +124,7 @@ def test_a_memo_holds_one_digest_of_what_each_article_reads_for_itself_however_m
     (part,) = conn.execute("SELECT entries FROM plan_memo WHERE pass_name = 'html'").fetchone()
     conn.close()
     own_digests = json.loads(part)[1]  # html reads seven parts for itself: joined, they were 454 characters an article
-    assert len(html.READS_OWN) == 7 and len(own_digests) == 4
+    assert len(html.PASS.incremental.reads_own) == 7 and len(own_digests) == 4
     assert all(re.fullmatch("[0-9a-f]{64}", own) for own in own_digests) and len(set(own_digests)) == 4
 
 
@@ -208,7 +208,7 @@ def test_an_added_article_replans_passes_that_read_no_other_article_for_it_alone
                        | {"citations.yaml": "- id: k1\n  text: A book\n"})  # fmt: skip
     build(config, workers=1)
     # options and data only, and wikilinks, which reads other articles
-    calls = record_selects(monkeypatch, citations, links, metadata, wikilinks, name=lambda module, _: module.NAME)
+    calls = record_selects(monkeypatch, citations, links, metadata, wikilinks, name=lambda module, _: module.PASS.name)
     (config.content_dir / "p10.md").write_text("---\ntitle: Page 10\n---\nThe last page.\n")
     build(config, workers=1)
     # One select each, for the new article (links' calls citations'); wikilinks' also for p9, whose red
@@ -292,7 +292,7 @@ def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki,
 
 
 def test_what_articles_read_for_themselves_is_found_for_all_of_them_at_once(make_wiki, monkeypatch):
-    """READS_OWN functions written `by_column` are asked once per plan, for every article, and give
+    """reads_own functions written `by_column` are asked once per plan, for every article, and give
     what asking each article alone gives."""
     config = make_wiki(FILES, search=False)
     asked = []

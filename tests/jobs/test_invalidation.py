@@ -1,5 +1,7 @@
 """Exact incremental invalidation: after each kind of edit, exactly these jobs run again."""
 
+import dataclasses
+
 import pytest
 
 from pipeline.build import build, passes_for
@@ -79,5 +81,5 @@ def test_bumping_a_pass_version_reruns_that_pass_everywhere(wiki, monkeypatch):
     config, rebuild = wiki
     from pipeline.passes import headings
 
-    monkeypatch.setattr(headings, "VERSION", headings.VERSION + 1)
+    monkeypatch.setattr(headings, "PASS", dataclasses.replace(headings.PASS, version=headings.PASS.version + 1))
     assert rebuild() == {(path, "headings") for path in FILES}

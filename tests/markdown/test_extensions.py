@@ -1,5 +1,7 @@
 """The table of Markdown extensions: names and options from wiki.yaml, modules and entry points, exact rebuilds."""
 
+import dataclasses
+import json
 import shutil
 
 import pytest
@@ -9,11 +11,15 @@ from pipeline.build import build, wiki_options
 from pipeline.config import Config, load_config
 from pipeline.errors import ConfigError
 from pipeline.markdown import make_parser
-from pipeline.markdown.extensions import BUILTIN, resolve, setting
+from pipeline.markdown import extensions
+from pipeline.markdown.extensions import BUILTIN, MarkdownExtension, resolve, setting
+from tests.helpers import install_package
 
 EXAMPLE = REPO / "examples" / "markdown_keys.py"
 KEYS = '<kbd class="keys"><kbd>Ctrl</kbd>+<kbd>Alt</kbd>+<kbd>Del</kbd></kbd>'
-PARSED = {(path, name) for path in ("keys.md", "plain.md") for name in ("headings", "citations", "links", "html")}
+# metadata parses too: a page's title may be its first heading, and its tags are in its text.
+PARSED = {(path, name) for path in ("keys.md", "plain.md")
+          for name in ("metadata", "headings", "citations", "links", "html")}  # fmt: skip
 TABLE = "| a | b |\n|---|---|\n| 1 | 2 |\n"
 
 
@@ -21,10 +27,31 @@ def names(items) -> list[str]:
     return [name for name, _, _ in resolve(items)]
 
 
-def test_the_default_table_is_the_built_ins_on_by_default_and_its_setting_is_empty():
-    assert names([]) == [name for name, ext in BUILTIN.items() if ext.enabled_by_default]
-    assert setting([]) == setting(["wikilinks", {"footnotes": None}, {"tables": True}]) == ""
-    assert wiki_options(Config())["markdown"] == ""
+def test_the_default_table_is_the_built_ins_on_by_default_and_its_setting_names_each_with_its_version():
+    """The default table's setting is its text, not "" (as it was when the table came in): a built-in added on
+    by default, or a version raised, changes the setting of every wiki, so the jobs that parse Markdown re-run."""
+    default = [name for name, ext in BUILTIN.items() if ext.enabled_by_default]
+    assert names([]) == default
+    assert setting([]) == setting(["wikilinks", {"footnotes": None}, {"tables": True}])
+    assert setting([]) == wiki_options(Config(), [])["markdown"]
+    assert [[name, version] for name, version, _ in json.loads(setting([]))] == [[n, BUILTIN[n].version]
+                                                                               for n in default]  # fmt: skip
+    assert setting([]) != setting([{"tables": False}])
+
+
+def test_a_built_in_added_on_by_default_or_a_version_raised_changes_the_default_setting(monkeypatch):
+    before = setting([])
+    added = MarkdownExtension("added", lambda md: None, enabled_by_default=True)
+    try:
+        monkeypatch.setitem(BUILTIN, "added", added)
+        extensions._setting.cache_clear()  # the settings remembered were those of the table as it was
+        assert setting([]) not in ("", before) and '["added",1,{}]' in setting([])
+        monkeypatch.setitem(BUILTIN, "added", dataclasses.replace(added, version=2))
+        extensions._setting.cache_clear()
+        assert '["added",2,{}]' in setting([]) and setting([{"added": False}]) == before
+    finally:
+        monkeypatch.undo()
+        extensions._setting.cache_clear()
 
 
 def test_a_built_in_turned_off_leaves_the_table_and_the_parser():
@@ -79,7 +106,7 @@ def with_markdown(tmp_path, markdown: str) -> Config:
 
 def reran_markdown_passes(report) -> bool:
     """The passes that parse Markdown ran again for every article; of the others, only mentions (which reads the
-    links pass's output): metadata, pairing and wikilinks kept their jobs."""
+    links pass's output): pairing and wikilinks kept their jobs."""
     return set(report.process.created_jobs) - {(path, "mentions") for path in ("keys.md", "plain.md")} == PARSED
 
 
@@ -102,11 +129,7 @@ def test_the_example_registered_by_path_renders_keys_and_a_change_of_the_list_re
 
 def test_an_extension_installed_as_an_entry_point_is_enabled_by_name(tmp_path, monkeypatch):
     packages = tmp_path / "site-packages"
-    info = packages / "wiki_keys-1.0.dist-info"
-    info.mkdir(parents=True)
-    shutil.copy(EXAMPLE, packages / "wiki_keys.py")
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: wiki-keys\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[pipeline.markdown]\nkeys = wiki_keys:EXTENSION\n")
+    install_package(packages, "wiki_keys", EXAMPLE, "[pipeline.markdown]\nkeys = wiki_keys:EXTENSION\n")
     monkeypatch.syspath_prepend(str(packages))
     config = inline_site(tmp_path, "markdown: [keys]\n")
     assert build(config, workers=1, site=True).process.work.failed == 0

@@ -1,5 +1,6 @@
 """Custom passes: the reading-time example (examples/reading_time.py), registered through wiki.yaml or an entry point."""
 
+import re
 import shutil
 import types
 
@@ -8,6 +9,7 @@ import pytest
 from conftest import REPO
 from pipeline.build import build
 from pipeline.config import load_config
+from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.registry import PassLoadError, load_passes, spec_of
 
 EXAMPLE = REPO / "examples" / "reading_time.py"
@@ -47,7 +49,44 @@ def test_example_registered_as_an_entry_point(tmp_path, monkeypatch):
     assert "reading_time" in names and names[0] == "metadata"
 
 
+def test_the_example_owns_typed_options_and_changing_one_reruns_only_it(tmp_path, results_of):
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "long.md").write_text(ARTICLE)
+    (tmp_path / "content" / "short.md").write_text("---\ntitle: Short\n---\nthree small words\n")
+    shutil.copy(EXAMPLE, tmp_path / "reading_time.py")
+    wiki_yaml = tmp_path / "wiki.yaml"
+    wiki_yaml.write_text("content_dir: content\nstate_dir: state\npasses: [reading_time.py: {words_per_minute: 100}]\n")
+    config = load_config(wiki_yaml)
+    first = build(config, workers=1)
+    assert results_of(config, "reading_time")["long.md"]["minutes"] == 4  # 450 words at 100 a minute
+    assert build(config, workers=1).process.created_jobs == []
+    wiki_yaml.write_text("content_dir: content\nstate_dir: state\npasses: [reading_time.py: {words_per_minute: 450}]\n")
+    again = build(load_config(wiki_yaml), workers=1)
+    assert sorted(again.process.created_jobs) == [("long.md", "reading_time"), ("short.md", "reading_time")]
+    assert results_of(config, "reading_time")["long.md"]["minutes"] == 1
+    assert len(first.process.created_jobs) > len(again.process.created_jobs)
+
+
+@pytest.mark.parametrize("options, message", [
+    ("{words_per_minit: 100}", "words_per_minit (did you mean words_per_minute?)"),
+    ("{words_per_minute: fast}", "words_per_minute: expected int, got str"),
+])  # fmt: skip
+def test_a_pass_option_is_checked_like_the_rest_of_wiki_yaml(tmp_path, options, message):
+    shutil.copy(EXAMPLE, tmp_path / "reading_time.py")
+    (tmp_path / "wiki.yaml").write_text(f"passes: [reading_time.py: {options}]\n")
+    with pytest.raises(PassLoadError, match=re.escape(message)):
+        load_passes(load_config(tmp_path / "wiki.yaml").passes, entry_points=False)
+
+
+def test_options_only_for_a_pass_that_owns_some_and_names_that_exist():
+    with pytest.raises(PassLoadError, match="mentions takes no options"):
+        load_passes([{"mentions": {"mode": "apply"}}], entry_points=False)
+    with pytest.raises(PassLoadError, match="cannot be imported"):
+        load_passes(["no_such_pass"], entry_points=False)
+
+
 def _module(**attributes):
+    """A module in the simple form of the first contract (NAME, VERSION, CONTRACT, run, select)."""
     module = types.ModuleType("custom_pass")
     module.NAME, module.VERSION, module.CONTRACT = "custom", 1, {"type": "object", "required": ["diagnostics"]}
     module.run = lambda article, inputs: {"diagnostics": []}
@@ -57,41 +96,47 @@ def _module(**attributes):
     return module
 
 
-def test_reads_default_to_everything_and_are_checked_against_needs():
-    assert spec_of(_module()).reads is None  # undeclared: any change to the content replans it
-    spec = spec_of(_module(NEEDS=("metadata",), READS=("options", "metadata"), READS_OWN=("metadata",)))
-    assert (spec.reads, spec.reads_own) == (("options", "metadata"), ("metadata",))
-    assert spec_of(_module(READS=("data", len))).reads == ("data", len)  # a function of the wiki, for a narrower part
-    assert spec_of(_module(READS_OWN=(max,))).reads_own == (max,)  # a function of the article and the wiki
-    for bad in ({"READS": ("headings",)}, {"READS": "options"}, {"NEEDS": ("metadata",), "READS_OWN": ("data",)},
-                {"READS_OWN": ("sources",)}):  # fmt: skip
-        with pytest.raises(PassLoadError, match="READS"):
-            spec_of(_module(**bad))
+def _declared(**incremental):
+    return spec_of(Pass(name="custom", version=1, contract={"type": "object", "required": ["diagnostics"]},
+                        run=lambda article, inputs: {"diagnostics": []}, select=lambda article, wiki: {},
+                        needs=("metadata",), incremental=Incremental(**incremental)))  # fmt: skip
+
+
+def test_a_module_in_the_first_form_loads_with_no_incremental_declaration():
+    spec = spec_of(_module(NEEDS=("metadata",)))
+    assert (spec.name, spec.needs, spec.incremental, spec.plan.reads) == ("custom", ("metadata",), None, None)
+    with pytest.raises(PassLoadError, match=r"declare READS, KEEP in PASS = Pass\(.*incremental=Incremental"):
+        spec_of(_module(READS=("options",), KEEP=("x",)))
+    with pytest.raises(PassLoadError, match="has no PASS"):
+        spec_of(types.ModuleType("empty"))
+
+
+def test_reads_are_checked_against_needs():
+    assert _declared(reads=("options", "metadata"), reads_own=("metadata",)).plan.reads_own == ("metadata",)
+    assert _declared(reads=("data", len)).plan.reads == ("data", len)  # a function of the wiki, for a narrower part
+    assert _declared(reads=(), reads_own=(max,)).plan.reads_own == (max,)  # a function of the article and the wiki
+    for bad in ({"reads": ("headings",)}, {"reads": "options"}, {"reads": (), "reads_own": ("data",)},
+                {"reads": (), "reads_own": ("sources",)}, {"reads_own": ("metadata",)}):  # fmt: skip
+        with pytest.raises(PassLoadError, match="reads"):
+            _declared(**bad)
 
 
 def test_kept_memos_are_named_and_need_reads():
-    assert spec_of(_module(READS=("options",), KEEP=("example.index",))).keeps == ("example.index",)
-    assert spec_of(_module()).keeps == ()
-    for bad, message in (({"KEEP": ("example.index",)}, "KEEP needs READS"), ({"READS": (), "KEEP": "x"}, "tuple")):
+    assert _declared(reads=("options",), keep=("example.index",)).plan.keep == ("example.index",)
+    assert _declared(keep_by_capture=("example.own",)).plan.keep_by_capture == ("example.own",)
+    for bad, message in (({"keep": ("example.index",)}, "needs reads"), ({"reads": (), "keep": "x"}, "tuple"),
+                         ({"keep_by_capture": ("",)}, "memo keys"), ({"keep_by_capture": (1,)}, "memo keys")):  # fmt: skip
         with pytest.raises(PassLoadError, match=message):
-            spec_of(_module(**bad))
-
-
-def test_memos_kept_by_capture_are_named():
-    assert spec_of(_module(KEEP_BY_CAPTURE=("example.own",))).keeps_by_capture == ("example.own",)
-    assert spec_of(_module()).keeps_by_capture == ()
-    for bad in ("example.own", ("",), (1,)):
-        with pytest.raises(PassLoadError, match="KEEP_BY_CAPTURE must be a tuple of memo keys"):
-            spec_of(_module(KEEP_BY_CAPTURE=bad))
+            _declared(**bad)
 
 
 def test_affected_needs_kept_memos_and_touches_needs_affected():
     def affected(old, wiki, touched):
         return None
 
-    kept = {"READS": ("options",), "KEEP": ("example.index",)}
-    assert spec_of(_module(**kept, AFFECTED=affected, TOUCHES=lambda a, w: ())).affected is affected
-    for bad, message in (({"AFFECTED": affected}, "AFFECTED needs KEEP"), ({**kept, "TOUCHES": len}, "TOUCHES needs"),
-                         ({**kept, "AFFECTED": "affected"}, "must be functions")):  # fmt: skip
+    kept = {"reads": ("options",), "keep": ("example.index",)}
+    assert _declared(**kept, affected=affected, touches=lambda a, w: ()).plan.affected is affected
+    for bad, message in (({"affected": affected}, "affected needs keep"), ({**kept, "touches": len}, "touches needs"),
+                         ({**kept, "affected": "affected"}, "must be functions")):  # fmt: skip
         with pytest.raises(PassLoadError, match=message):
-            spec_of(_module(**bad))
+            _declared(**bad)

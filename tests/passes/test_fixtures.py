@@ -16,7 +16,7 @@ import pytest
 from fixture_files import parse_case, read_cases, render_case, shown_paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EMPTY = {"aliases": [], "categories": [], "short_description": None, "paired_with": None, "draft": False}
+EMPTY = {"aliases": [], "categories": [], "short_description": None, "paired_with": None, "draft": False, "tags": []}
 
 
 def diagnostics(output: dict) -> list[str]:

@@ -38,3 +38,9 @@ def test_duplicate_explicit_id_is_reported_at_its_line():
 def test_explicit_id_wins_over_an_earlier_slug():
     out = run("# Setup\n# Other {#setup}\n")
     assert [h["id"] for h in out["headings"]] == ["setup-1", "setup"]
+
+
+def test_block_ids_are_listed_without_their_caret_and_only_the_body_s():
+    front = "---\ntitle: T\nreferences:\n  - id: r\n    text: A source ^not-a-block\n---\n"
+    out = run("Para. ^p1\n\n- item ^li\n\n| a |\n|---|\n| b |\n\n^table\n\n`^code`\n", front=front)
+    assert out["blocks"] == ["p1", "li", "table"]

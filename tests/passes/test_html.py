@@ -26,7 +26,7 @@ def test_raw_html_is_escaped_unless_allowed():
 def test_tables_task_lists_footnotes_and_heading_anchors():
     body = "## Intro {#start}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n\nNote.[^n]\n\n[^n]: the note\n"
     out = html_of({"a.md": "---\ntitle: A\n---\n\n" + body})
-    assert '<h2 id="start">Intro</h2>' in out["html"] and "<table>" in out["html"]
+    assert '<h2 id="start">Intro<a class="headerlink" href="#start"' in out["html"] and "<table>" in out["html"]
     assert 'type="checkbox"' in out["html"] and 'href="#fn1"' in out["html"]
     assert "the note" in out["references_html"] and "the note" not in out["html"]
     assert out["toc"] == [{"level": 2, "text": "Intro", "id": "start"}]
@@ -48,6 +48,27 @@ def test_embeds_are_rendered_and_cycles_stop():
     assert '<div class="embed" data-target="b">' in out["html"]
     assert '<a href="/a/" class="wikilink">a</a>' in out["html"]
     assert "already embedded above" in out["html"]
+
+
+def test_tags_link_to_their_page_in_the_page_language_and_block_ids_are_anchors():
+    files = {"a.es.md": "---\ntitle: A\n---\nTexto #ayuda y #edición/formato. ^intro\n\n`#no`\n"}
+    html = html_of(files, "a.es.md", base_url="/w", languages=["en", "es"])["html"]
+    assert html == (
+        '<p id="^intro">Texto <a class="tag" href="/w/es/tags/ayuda/">#ayuda</a> y '
+        '<a class="tag" href="/w/es/tags/edición/formato/">#edición/formato</a>.</p>\n<p><code>#no</code></p>\n'
+    )
+
+
+def test_a_section_or_block_embed_shows_that_part_only():
+    b = "Intro [[a]]. ^intro\n\n## Desktop\n### Install\nDesk.\n## Mobile\n### Install\nMob [[a]].\n## Next\nNext.\n"
+    a = "![[b#Mobile]]\n\n![[b#^intro]]\n\n![[b#Nope]]\n\n![[#Top]]\n\n# Top\n"
+    html = html_of({"a.md": f"---\ntitle: A\n---\n{a}", "b.md": f"---\ntitle: B\n---\n{b}"})["html"]
+    section, block, missing, own = html.split('<div class="embed')[1:5]
+    assert "Mobile" in section and "Mob " in section and '<a href="/a/" class="wikilink">' in section  # its links resolved
+    assert "Desk." not in section and "Next" not in section  # the section ends at the next heading of its level
+    assert '<p id="^intro">Intro ' in block and "Desktop" not in block
+    assert missing.startswith(' missing">') and 'href="/b/#Nope"' in missing  # no such heading: a link
+    assert "embed-cycle" in own  # a page never embeds (a part of) itself
 
 
 def test_apply_mode_links_mentions_and_keeps_later_links_in_place():

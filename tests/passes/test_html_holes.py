@@ -38,7 +38,7 @@ def test_html_fills_the_holes_into_the_page_a_whole_render_gives():
 
 def inputs_of(files: dict, path: str) -> tuple:
     """The article at `path` and the html pass's inputs for it, as a build would hand them over."""
-    from pipeline.build import DEFAULT_OPTIONS
+    from pipeline.inline import DEFAULT_OPTIONS
     from pipeline.passes.base import Wiki
 
     articles = articles_from(files)

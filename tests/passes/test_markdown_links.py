@@ -1,5 +1,7 @@
 """Internal Markdown links are extracted and resolved by path, as MkDocs checks them."""
 
+import pytest
+
 from pipeline.inline import run_inline
 from pipeline.passes.registry import load_passes
 
@@ -24,7 +26,8 @@ def test_relative_root_and_language_links():
     }
     links = resolve(files)["guide/usage.md"]["links"]
     by_target = {link["target"]: link for link in links}
-    assert set(by_target) == {"setup.md", "setup.es.md", "../guide/", "/guide/", "/", "missing.md"}
+    assert set(by_target) == {"setup.md", "setup.es.md", "../guide/", "/guide/", "/", "missing.md", "pic.png"}
+    assert by_target["pic.png"]["embed"] and by_target["pic.png"]["status"] == "broken"  # an image the wiki lacks
     assert by_target["setup.md"]["target_path"] == "guide/setup.md" and by_target["setup.md"]["fragment"] == "install"
     assert by_target["setup.es.md"]["target_path"] == "guide/setup.es.md"
     assert by_target["setup.es.md"]["url"] == "es/guide/setup/"
@@ -34,12 +37,14 @@ def test_relative_root_and_language_links():
     assert by_target["missing.md"]["status"] == "broken" and by_target["missing.md"]["url"] == "missing.md"
 
 
-def test_broken_markdown_link_is_diagnosed_at_its_position():
-    text = "---\ntitle: A\n---\nline one\nand [gone](../nowhere/page.md) here\n"
+@pytest.mark.parametrize("written", ["[gone](../nowhere/page.md)", "[gone [with] brackets](../nowhere/page.md)",
+                                     "[gone](../nowhere/page%20two.md)", "[gone](<../nowhere/page two.md>)"])  # fmt: skip
+def test_broken_markdown_link_is_diagnosed_at_the_bracket_that_opens_it(written):
+    text = f"---\ntitle: A\n---\nline one\nand [[a]] {written} here\n"
     output = resolve({"a.md": text})["a.md"]
     (diagnostic,) = output["diagnostics"]
     assert diagnostic["code"] == "broken-link" and (diagnostic["line"], diagnostic["col"]) == (5, 11)
-    assert text.split("\n")[4][diagnostic["col"] - 1 :].startswith("(../nowhere/page.md)")
+    assert text.split("\n")[4][diagnostic["col"] - 1 :].startswith(written)
     assert output["edit"] is None
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from markdown_it.utils import read_fixture_file
 
-from pipeline.build import DEFAULT_OPTIONS
+from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes import links, mentions, metadata
 from pipeline.passes.base import Wiki
@@ -140,7 +140,7 @@ def _wiki(files: dict, prose: bool = True) -> Wiki:
     articles = articles_from(files)
     wiki = Wiki(options=dict(DEFAULT_OPTIONS), articles=articles)
     for spec in (metadata, links) if prose else (metadata,):
-        wiki.results[spec.NAME] = {a.capture_id: spec.run(a, spec.select(a, wiki)) for a in articles}
+        wiki.results[spec.PASS.name] = {a.capture_id: spec.run(a, spec.select(a, wiki)) for a in articles}
     return wiki
 
 

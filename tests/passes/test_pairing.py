@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pipeline.build import DEFAULT_OPTIONS
+from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes import metadata, pairing
 from pipeline.passes.base import Wiki

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from pipeline.build import DEFAULT_OPTIONS
+from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from
 from pipeline.passes import metadata
 from pipeline.passes.base import Wiki

@@ -109,6 +109,22 @@ def test_same_page_and_self_links():
     assert [d["code"] for d in out["diagnostics"]] == ["broken-anchor"]
 
 
+def test_block_ids_and_heading_paths_are_anchors():
+    links_ = "[[b#^intro]] [[b#^gone]] [[b#Mobile#Install]] [[b#Desktop#Install]] [[b#Desktop#Mobile]] [[#^own]]"
+    files = {
+        "a.md": page("A", f"{links_}\n\nLast words. ^own\n"),
+        "b.md": page("B", "Intro text. ^intro\n\n## Desktop\n### Install\n## Mobile\n### Install\n"),
+    }
+    out = resolve(files)
+    assert [(k["anchor"], k["url"]) for k in out["links"]] == [
+        ("ok", "b/#^intro"), ("missing", "b/#^gone"), ("ok", "b/#install-1"), ("ok", "b/#install"),
+        ("missing", "b/#Desktop#Mobile"), ("ok", "#^own"),
+    ]  # fmt: skip
+    assert [d["message"] for d in out["diagnostics"]] == [
+        "b.md has no block '#^gone'", "b.md has no heading '#Desktop#Mobile'",  # Mobile is not under Desktop
+    ]
+
+
 def test_exact_links_propose_no_edit():
     assert resolve({"a.md": page("A", "[[b]]\n"), "b.md": page("B")})["edit"] is None
 
@@ -184,7 +200,7 @@ def test_the_index_reads_the_headings_of_link_targets_only():
     wiki.results["headings"] = RecordingMapping(by_id, lambda capture_id: read.append(paths[capture_id]))
     inputs = wikilinks.select(articles[0], wiki)
     assert read == ["b.md"]  # not a.md (no [[#...]] link), not c.md (no fragment)
-    assert inputs["targets"]["b"]["candidates"][0]["headings"] == ["x"]
+    assert inputs["targets"]["b"]["candidates"][0]["anchors"] == {"x": "x"}  # what its fragment points at, only
 
 
 class RecordingMapping(dict):

@@ -1,4 +1,4 @@
-"""A full disk, however it comes back (an OSError, SQLite's error, a forked process's traceback), is one line
+"""A full disk, however it comes back (an OSError, SQLite's error, either from a forked process), is one line
 naming the path and the cause; anything else is left as it was."""
 
 from __future__ import annotations
@@ -30,18 +30,37 @@ def test_sqlite_s_full_database_names_the_state_folder(tmp_path):
     assert message.startswith(f"{tmp_path / 'state'}: the state database could not be written")
 
 
-def test_a_forked_process_s_full_disk_is_read_from_its_traceback(tmp_path):
-    target = tmp_path / "site" / "b.html"
+def _forked_error(error: BaseException) -> ForkedError:
+    """The ForkedError of a forked share that raised `error`."""
 
-    def write(share):
-        if share:
-            raise OSError(errno.ENOSPC, "No space left on device", str(target))
-        return share
+    def share(number):
+        if number:
+            raise error
+        return number
 
     with pytest.raises(ForkedError) as raised:
-        fork_map(write, [0, 1])
-    message = full_disk_message(raised.value, [tmp_path])
+        fork_map(share, [0, 1])
+    return raised.value
+
+
+@pytest.mark.parametrize("name", ["b.html", "o'brien.html", 'say "hi": now.html'])
+def test_a_forked_process_s_full_disk_comes_back_as_its_error(tmp_path, name):
+    """The error itself, not its traceback's text: a path with quotes or a colon is named as it is."""
+    target = tmp_path / "site" / name
+    raised = _forked_error(OSError(errno.ENOSPC, "No space left on device", str(target)))
+    message = full_disk_message(raised, [tmp_path])
     assert message == f"{target}: No space left on device; free some space and build again"
+    full = _forked_error(sqlite3.OperationalError("database or disk is full"))
+    assert full_disk_message(full, [tmp_path / "state"]).startswith(f"{tmp_path / 'state'}: the state database")
+
+
+def test_a_forked_error_that_does_not_pickle_is_no_full_disk(tmp_path):
+    class Local(OSError):  # a class of a function's own: pickle cannot name it
+        pass
+
+    raised = _forked_error(Local(errno.ENOSPC, "No space left on device", "x"))
+    assert raised.cause is None and "Local" in str(raised)
+    assert full_disk_message(raised, [tmp_path]) is None
 
 
 def test_other_errors_are_not_a_full_disk(tmp_path):

@@ -90,6 +90,20 @@ def test_a_text_with_few_openers_and_no_alias_skips_the_event_walk(monkeypatch):
     assert len(walked) == 2
 
 
+def test_many_openers_only_cost_the_walk_and_legitimate_deep_yaml_loads_as_plain_yaml_does(monkeypatch):
+    """Dashes and colons in prose, dates and URLs set off the walk; only real nesting past MAX_DEPTH is refused."""
+    registry = "".join(f"- id: ref-{n}\n  text: 'A book: 2024-01-02'\n  url: https://x.example/a-b/{n}\n"
+                       for n in range(500))  # fmt: skip
+    levels = MAX_DEPTH - 1  # below the top mapping: MAX_DEPTH deep in all
+    deep = "".join(f"{'  ' * n}note{n}: a - b\n{'  ' * n}k{n}:\n" for n in range(levels)) + "  " * levels + "x: end\n"
+    shared = "base: &b {a: 1}\n" + "".join(f"p{n}: {{<<: *b, t: 'x - y: z'}}\n" for n in range(200))
+    walked, check = [], safe_yaml._check_events
+    monkeypatch.setattr(safe_yaml, "_check_events", lambda text: walked.append(text) or check(text))
+    for text in (registry, deep, shared):
+        assert load(text) == yaml.safe_load(text)
+    assert walked == [registry, deep, shared]
+
+
 def test_every_alias_budget_value_is_counted_once_per_use():
     uses = MAX_ALIAS_VALUES // 3  # each use of *p stands for 3 values: the list and its two items
     assert load("p: &p [a, b]\nq: [" + ", ".join(["*p"] * uses) + "]")["q"][0] == ["a", "b"]

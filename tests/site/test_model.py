@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.build import DEFAULT_OPTIONS
+from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
 from pipeline.site.model import PageBody, build_model

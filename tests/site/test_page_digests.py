@@ -7,7 +7,8 @@ import hashlib
 
 import pytest
 
-from pipeline.build import DEFAULT_OPTIONS, build
+from pipeline.build import build
+from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
 from pipeline.site import publish, render
@@ -145,13 +146,13 @@ def test_an_output_folder_missing_a_file_plans_every_page(site, planned):
 def rendered(monkeypatch):
     """The URLs of the pages rendered through a template, in order (a test clears it before the build it looks at)."""
     urls: list[str] = []
-    original = render._render
+    original = render.render_page
 
     def recording(env, settings, page, nav):
         urls.append(page.url)
         return original(env, settings, page, nav)
 
-    monkeypatch.setattr(render, "_render", recording)
+    monkeypatch.setattr(render, "render_page", recording)
     return urls
 
 

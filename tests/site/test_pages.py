@@ -16,7 +16,7 @@ def test_article_page_shows_everything_a_reader_needs(site):
     assert "<h1>Alpha</h1>" in html and '<p class="short-description">The first page.</p>' in html
     toc = html[html.index('class="toc"') : html.index("</nav>", html.index('class="toc"'))]
     assert '<a href="#setup">Setup</a>' in toc and '<a href="#usage">Usage</a>' in toc
-    assert '<h2 id="setup">Setup</h2>' in html
+    assert '<h2 id="setup">Setup<a class="headerlink" href="#setup"' in html
     assert '<a href="/beta/" class="wikilink">beta</a>' in html
     assert f'<a href="/{wanted_url("missing page", "en", "en")}" class="new"' in html
     references = html[html.index('class="references"') :]

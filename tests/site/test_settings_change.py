@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from pipeline.build import build
-from pipeline.site import normalize_base
+from pipeline.urls import normalize_base
 from tests.conftest import folder_hashes
 from tests.site.helpers import SITE, without_shortcuts
 

@@ -157,9 +157,11 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 def test_the_v14_migration_keeps_the_current_capture_of_each_path_from_the_history(tmp_path):
     open_store(tmp_path / "state.db").close()
-    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15's)
+    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15's, v16's)
     for (trigger,) in raw.execute("SELECT name FROM sqlite_master WHERE name LIKE '%no_replace'").fetchall():
         raw.execute(f"DROP TRIGGER {trigger}")
+    raw.execute("DROP TABLE current_attachments")
+    raw.execute("DROP TABLE attachment_captures")  # its triggers and index with it
     raw.execute("DROP TRIGGER capture_history_current")
     raw.execute("DROP TABLE current_captures")
     captures = [("a.md", "x", "file"), ("b.md", "y", "file"), ("a.md", "z", "file"), ("b.md", "y", "removal")]
