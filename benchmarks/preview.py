@@ -28,7 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import Shape, generate, path_of  # noqa: E402
 
-from pipeline.build import BuildCache, build  # noqa: E402
+from pipeline.build import build  # noqa: E402
+from pipeline.incremental.build_cache import BuildCache  # noqa: E402
 from pipeline.config import Config  # noqa: E402
 from pipeline.preview.server import Rebuilder, Reloads  # noqa: E402
 from pipeline.site.search import BackgroundIndex  # noqa: E402

@@ -25,6 +25,7 @@ CONFIG_FILE = "wiki.yaml"
 # and `lang` attributes, so nothing else may pass for one. 35 characters is RFC 5646's practical length.
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
 LANGUAGE_TAG_LENGTH = 35
+WEB_URL = re.compile(r"https?://[^\s/?#]+\S*\Z", re.IGNORECASE)  # `site_url`, `repo_url`: written into every page
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,15 @@ class Config:
     markdown: list = field(default_factory=list)
     # Site outputs added (modules, installed emitters) or built-ins turned off (name: false); see site/emitters/
     emitters: list = field(default_factory=list)
+    # Sharing (content/site.md): the published site's absolute URL (canonical and OpenGraph URLs, feeds), and
+    # "Edit this page" as MkDocs has it: `edit_uri` (absolute, or relative to `repo_url`) + the article's path
+    site_url: str | None = None
+    repo_url: str | None = None
+    edit_uri: str | None = None
+    # The navigation tree, as MkDocs' `nav:` (content/navigation-and-theme.md); empty: folders, else categories
+    nav: list = field(default_factory=list)
+    # The theme's words: language -> word key -> text, over the built-in ones (content/navigation-and-theme.md)
+    ui_strings: dict = field(default_factory=dict)
     jobs: JobsConfig = field(default_factory=JobsConfig)
     spool: SpoolConfig = field(default_factory=SpoolConfig)
 
@@ -119,6 +129,9 @@ def load_config(
         passes=_named_items(config.passes, "passes", str(path), base),
         emitters=_named_items(config.emitters, "emitters", str(path), base),
     )  # fmt: skip
+    _check_nav(config.nav, f"{path}: nav")
+    _check_web_urls(config, str(path))
+    config = dataclasses.replace(config, ui_strings=_checked_ui_strings(config.ui_strings, f"{path}: ui_strings"))
     overrides = {k: Path(v) for k, v in (("content_dir", content), ("out_dir", out), ("state_dir", state)) if v}
     if "state_dir" not in overrides and "state_dir" not in raw and "content_dir" in overrides:
         overrides["state_dir"] = _state_for(config.state_dir, Path(overrides["content_dir"]), config.content_dir)
@@ -172,6 +185,45 @@ def _named_items(items: list, option: str, where: str, base: Path) -> list:
         name = str((base / name).resolve()) if name.endswith(".py") else name
         checked.append({name: value} if isinstance(item, dict) else name)
     return checked
+
+
+def _check_nav(items: list, where: str) -> None:
+    """`nav:` items as MkDocs has them: a path, or a one-key mapping of a title to a path, a URL or a list of items
+    (a section). Which paths name articles is the site's to say (a warning each)."""
+    for number, item in enumerate(items, start=1):
+        title, value = next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (None, item)
+        if isinstance(item, dict) and not (isinstance(title, str) and title.strip()):
+            raise ConfigError(f"{where}: item {number}: a title must be text")
+        if isinstance(value, list) and title is not None:
+            _check_nav(value, f"{where}: {title}")
+        elif not (isinstance(value, str) and value.strip()):
+            raise ConfigError(f"{where}: item {number}: expected a path, `title: path` or `title: [items]`")
+
+
+def _checked_ui_strings(given: dict, where: str) -> dict[str, dict[str, str]]:
+    """`ui_strings:` as a mapping of language tags (kept in lower case, as `languages`) to mappings of word keys
+    to text. Which keys exist is the theme's to say (site/theme.py)."""
+    checked: dict[str, dict[str, str]] = {}
+    for lang, words in given.items():
+        if not isinstance(lang, str) or not is_language_tag(lang):
+            raise ConfigError(f"{where}: {str(lang)[:40]!r} is not a language tag (like en or pt-BR)")
+        if not isinstance(words, dict):
+            raise ConfigError(f"{where}: {lang}: expected a mapping of word keys to text")
+        for key, text in words.items():
+            if not isinstance(key, str) or not isinstance(text, str):
+                raise ConfigError(f"{where}: {lang}: {key}: expected text")
+        checked.setdefault(lang.lower(), {}).update(words)
+    return checked
+
+
+def _check_web_urls(config: Config, where: str) -> None:
+    """`site_url` and `repo_url` are absolute http(s) URLs, and so is `edit_uri` when it names a scheme: each is
+    written into every page."""
+    for name in ("site_url", "repo_url", "edit_uri"):
+        value = getattr(config, name)
+        relative = name == "edit_uri" and value is not None and "://" not in value and ":" not in value.split("/")[0]
+        if value is not None and not relative and not WEB_URL.match(value):
+            raise ConfigError(f"{where}: {name}: expected an http:// or https:// URL, got {value[:60]!r}")
 
 
 def _state_for(default_state: Path, content: Path, default_content: Path) -> Path:

@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import fields
 
-from pipeline.build import wiki_options
+from pipeline.passes.options import wiki_options
 from pipeline.config import Config
 from pipeline.content.article import Article
 from pipeline.content.data_files import validated

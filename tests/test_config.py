@@ -75,3 +75,21 @@ TOO_LONG = "en-" + "-".join(["abcdefgh"] * 4)  # a tag's shape, past 35 characte
 @pytest.mark.parametrize("value", ["e", "english", "../x", "en_US", "en-", "-en", "en us", "javascript:x", "", TOO_LONG])
 def test_what_is_not_a_language_tag(value):
     assert not is_language_tag(value)
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("ui_strings: [home]\n", "ui_strings: expected dict"),
+        ("ui_strings: {'e s': {home: Start}}\n", "ui_strings: 'e s' is not a language tag"),
+        ("ui_strings: {es: [home]}\n", "ui_strings: es: expected a mapping of word keys to text"),
+        ("ui_strings: {es: {home: 3}}\n", "ui_strings: es: home: expected text"),
+    ],
+)
+def test_ui_strings_map_language_tags_to_words(tmp_path, text, named):
+    assert named in config_error(tmp_path, text)
+
+
+def test_ui_strings_languages_are_kept_in_lower_case(tmp_path):
+    (tmp_path / "wiki.yaml").write_text("ui_strings:\n  pt-BR: {home: Início}\n  es: {search: Busca}\n")
+    assert load_config(tmp_path / "wiki.yaml").ui_strings == {"pt-br": {"home": "Início"}, "es": {"search": "Busca"}}

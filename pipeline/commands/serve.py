@@ -12,7 +12,8 @@ import io
 import sys
 from pathlib import Path
 
-from pipeline.build import BuildCache, build
+from pipeline.build import build
+from pipeline.incremental.build_cache import BuildCache
 from pipeline.commands.build import add_build_options, report_site, summary_line
 from pipeline.commands.options import config_from
 from pipeline.config import CONFIG_FILE

@@ -6,7 +6,8 @@
   `safe_yaml` (with its limits); a file that does not parse becomes a
   problem with its line, and the build goes on without it. Each is
   validated here, once, into records (`data_files`), held as plain data.
-- Git: the last commit time of every file, from one `git log` walk.
+- Git: the history of the articles (`git_history.py`: commits, renames followed, kept in the state
+  folder by HEAD) as `facts["git"]`, and the last commit time of each (`git_times`).
 - Capture history: every (time, hash) a path has had, and the whole capture log.
 """
 
@@ -15,12 +16,12 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sqlite3
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from pipeline.content import data_files
+from pipeline.content.git_history import read_history
 from pipeline.content.capture import current_capture_ids
 from pipeline.content.scan import read_inside
 from pipeline.content.source import decode
@@ -34,7 +35,7 @@ DATA_FILES = tuple(data_files.VALIDATORS)  # redirects, categories, citations
 @dataclass
 class Facts:
     data: dict = field(default_factory=dict)  # name -> its YAML, or its records as `data_files.validated`; or None
-    facts: dict = field(default_factory=dict)  # git_times, history
+    facts: dict = field(default_factory=dict)  # git_times, history, and git (a GitLog) in a repository
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
     capture_ids: list[int] = field(default_factory=list)  # the current captures, by path
     log: list = field(default_factory=list)  # every Change, oldest first (history and recent-changes pages)
@@ -52,7 +53,7 @@ def gather(
     """Read, once per build, everything passes and pages know beyond the captures themselves.
 
     `capture_ids`: the current captures when the caller knows them (a capture run just did); `kept`: where
-    the capture log is kept between builds (`capture_log`); `raw`: the data files as the caller read them
+    the capture log is kept between builds (`capture_log`), and the git history beside it; `raw`: the data files as the caller read them
     (`read_data_files`), else read here.
     """
     ids = current_capture_ids(conn) if capture_ids is None else capture_ids
@@ -60,7 +61,10 @@ def gather(
     raw = read_data_files(content_dir) if raw is None else raw
     for name in DATA_FILES:
         result.data[name] = _parsed(name, raw[name], result.problems)
-    result.facts["git_times"] = git_times(Path(content_dir))
+    git = read_history(Path(content_dir), kept.parent if kept is not None else None)
+    result.facts["git_times"] = git.times() if git is not None else {}
+    if git is not None:
+        result.facts["git"] = git
     result.facts["history"] = history_of(result.log)
     return result
 
@@ -100,30 +104,6 @@ def _parsed(name: str, raw: bytes | None, problems: list) -> object:
     data, found = data_files.validated(name, value, node)
     problems += found
     return data
-
-
-def git_times(folder: Path) -> dict[str, int]:
-    """path (relative to `folder`) -> unix time of the newest commit that touched it."""
-    try:
-        top = subprocess.run(
-            ["git", "-C", str(folder), "rev-parse", "--show-prefix"], capture_output=True, text=True, timeout=10
-        )
-        if top.returncode != 0:
-            return {}
-        log = subprocess.run(
-            ["git", "-C", str(folder), "log", "--format=@%ct", "--name-only", "--relative", "--", "."],
-            capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    times: dict[str, int] = {}
-    current = 0
-    for line in log.stdout.splitlines():
-        if line.startswith("@"):
-            current = int(line[1:])
-        elif line and line not in times:  # newest first, so the first sighting wins
-            times[line] = current
-    return times
 
 
 class Change(NamedTuple):

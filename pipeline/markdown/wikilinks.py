@@ -17,13 +17,13 @@ resolution the wikilinks pass computed (`link_env` builds it), and
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from pipeline.markdown.comments import BODY_END
+from pipeline.markdown.embeds import embed_blocks
 from pipeline.markdown.media import SIZE, media_html
 from pipeline.markdown.positions import LINK_TYPES, placing_inline_footnotes, wikilink_positions
 from pipeline.text import heading_slug
@@ -62,7 +62,7 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
     footnote_inline = next((rule for rule in md.inline.ruler.__rules__ if rule.name == "footnote_inline"), None)
     if footnote_inline is not None:  # a `^[...]` footnote's text is parsed on its own: its links are placed in the block
         md.inline.ruler.at("footnote_inline", placing_inline_footnotes(footnote_inline.fn), {"alt": footnote_inline.alt})
-    md.core.ruler.push("wikilink_embed_blocks", embed_blocks)
+    md.core.ruler.push("wikilink_embed_blocks", embed_blocks)  # `embeds.py`
     if "table" in md.block.ruler.get_all_rules():
         md.block.ruler.at("table", _masking_table(table), {"alt": ["paragraph", "reference"]})
     md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language}
@@ -136,78 +136,6 @@ def _after_code_span(src: str, pos: int, maximum: int) -> int:
     match = closer.search(src, run, maximum)
     # A code span that closes past `]]` swallows the `]]`: then there is no link (code spans win).
     return match.end() if match else run
-
-
-def embed_blocks(state: StateCore) -> None:
-    """A note embedded in a paragraph is a block of its own: the paragraph is closed before it and opened again
-    after it (a div cannot sit in a <p>), and a paragraph of embeds alone is the embeds themselves. A file
-    (an image...) embedded stays in its sentence."""
-    tokens, kept, index = state.tokens, [], 0
-    while index < len(tokens):
-        token = tokens[index]
-        inline = tokens[index + 1] if index + 2 < len(tokens) else None
-        if token.type == "paragraph_open" and inline is not None and inline.type == "inline" and inline.children and any(
-            _note_embed(child) for child in inline.children
-        ):
-            kept += _split(token, inline, tokens[index + 2])
-            index += 3
-            continue
-        kept.append(token)
-        index += 1
-    state.tokens = kept
-
-
-def _note_embed(token) -> bool:
-    return token.type == "wikilink_embed" and not is_attachment(token.meta["target"])
-
-
-def _split(opening, inline, closing) -> list:
-    """The paragraph's pieces: runs of its other content as paragraphs, each note embed alone, unwrapped."""
-    pieces, run = [], []
-    for child in [*inline.children, None]:
-        if child is not None and not _note_embed(child):
-            run.append(child)
-            continue
-        if any(not _blank(part) for part in run):
-            pieces.append((opening.hidden, [part for part in run]))
-        if child is not None:
-            pieces.append((True, [child]))
-        run = []
-    made = []
-    for number, (hidden, children) in enumerate(pieces):
-        made += [_copy(opening, hidden, keep_attrs=number == len(pieces) - 1), _copy(inline, None, children=children),
-                 _copy(closing, hidden)]  # fmt: skip
-    return made
-
-
-def _copy(token, hidden: bool | None, *, children: list | None = None, keep_attrs: bool = True):
-    copied = copy.copy(token)
-    if hidden is not None:
-        copied.hidden = hidden
-    if children is not None:
-        copied.children = _trimmed(children)
-    if not keep_attrs:  # an id (a block id) names one piece: the paragraph's last, where `^id` was written
-        copied.attrs = {}
-    return copied
-
-
-def _trimmed(children: list) -> list:
-    """The children without the line breaks a split leaves at either end."""
-    start, end = 0, len(children)
-    while start < end and children[start].type in ("softbreak", "hardbreak"):
-        start += 1
-    while end > start and children[end - 1].type in ("softbreak", "hardbreak"):
-        end -= 1
-    kept = children[start:end]
-    for index, strip in ((0, str.lstrip), (len(kept) - 1, str.rstrip)):  # the spaces around the embed taken out
-        if kept and kept[index].type == "text":
-            kept[index] = copy.copy(kept[index])
-            kept[index].content = strip(kept[index].content)
-    return kept
-
-
-def _blank(token) -> bool:
-    return token.type in ("softbreak", "hardbreak") or (token.type == "text" and not token.content.strip())
 
 
 def unmask_cells(state: StateCore) -> None:

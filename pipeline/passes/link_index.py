@@ -31,12 +31,11 @@ from typing import Callable, Mapping, NamedTuple
 
 from pipeline.content.source import name_lang_slug
 from pipeline.runtime.sharded import Overlay, Sharded
+from pipeline.passes.file_names import FILE, FILE_TABLES, by_file, note_path
 from pipeline.text import lookup_key
 from pipeline.urls import article_url, attachment_url, is_attachment
 
 MAX_REDIRECT_HOPS = 5
-FILE = "file:"  # a pseudo group key: exactly this file, whatever the linking article's language
-FILE_TABLES = ("file", "name")  # tables whose keys give files (`FILE` + path), not groups: Obsidian's matches
 ATTACHMENT = "attachment:"  # the group of an attachment (an image, a PDF...): itself alone
 GROUP = "group:"  # what an answer read of a group's pages, among the keys it read
 
@@ -163,19 +162,7 @@ class LinkIndex:
         return ("redirect", groups) if groups else (None, [])
 
     def _by_file(self, target: str, folder: str) -> tuple[str | None, list[str]]:
-        """Obsidian's steps: the path from the vault's root, from the linking file's folder, then the file name."""
-        path = _note_path(target.strip())
-        vault = self.vault(folder)
-        for base in dict.fromkeys([vault] if path.startswith("/") else [vault, folder]):
-            found = self.lookup("file", lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/")))))
-            if found:
-                return "path", found
-        ending = "/" + lookup_key(path.strip("/"))
-        named = [file for file in self.lookup("name", lookup_key(posixpath.basename(path.rstrip("/"))))
-                 if ("/" + lookup_key(_note_path(file[len(FILE) :]))).endswith(ending)]  # fmt: skip
-        if named:
-            return "name", [min(named, key=lambda file: _preference(file[len(FILE) :], folder, vault, self.vault))]
-        return None, []
+        return by_file(self, target, folder)
 
     def _by_path(self, target: str, folder: str) -> list[str]:
         path = target.strip()
@@ -296,28 +283,14 @@ def _table_keys(page: Page, obsidian: bool = True) -> list[tuple[str, str]]:
         *(("alias", lookup_key(alias)) for alias in page.aliases),
     ]
     if obsidian:
-        file = _note_path(page.path)
+        file = note_path(page.path)
         keys += [("file", lookup_key(file)), ("name", lookup_key(posixpath.basename(file)))]
     return keys
-
-
-def _note_path(path: str) -> str:
-    """A note's path as Obsidian links name it: without `.md` (or `.markdown`)."""
-    lowered = path.lower()
-    for suffix in (".md", ".markdown"):
-        if lowered.endswith(suffix):
-            return path[: -len(suffix)]
-    return path
 
 
 def _value(table: str, page: Page) -> str:
     """What a table's key gives for `page`: the file itself in Obsidian's tables, else its group."""
     return FILE + page.path if table in FILE_TABLES else page.group
-
-
-def _preference(path: str, folder: str, vault: str, vault_of: Callable[[str], str]) -> tuple:
-    """Obsidian's order among files of one name: the linking file's vault, its folder, then the shortest path."""
-    return vault_of(path) != vault, posixpath.dirname(path) != folder, path.count("/"), len(path), path
 
 
 def keys_of(page: Page) -> set[str]:

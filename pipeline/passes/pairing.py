@@ -16,7 +16,9 @@ Diagnostics, each on the line of the relevant frontmatter key:
 `missing-pair` (the named counterpart does not exist), `one-way-pair` (it
 does not name this article back), `same-language-pair`, `conflicting-pair`
 (another file claims the same counterpart, or `paired_with` disagrees with
-the sibling/key group) and `outdated-translation`.
+the sibling/key group), `outdated-translation`, and `missing-translation`
+(info: the languages of the wiki, `languages:` or else those its articles
+are in, that the article has no translation in).
 
 The source of a pair is the article in the default language; a translation
 is outdated when its source changed after it, judged by the best evidence
@@ -93,6 +95,7 @@ def select(article: Article, wiki: Wiki) -> dict:
         "counterparts": counterparts,
         "rivals": rivals,
         "evidence": _evidence(article, source, wiki.facts, _shas(wiki)),
+        "languages": _languages(wiki, options, index),
     }  # fmt: skip
 
 
@@ -101,7 +104,17 @@ def _options(options: dict) -> dict:
         "pairing": options.get("pairing") or "paired_with",
         "pairing_key": options.get("pairing_key") or "translation_key",
         "default_language": options["default_language"],
+        "languages": options.get("languages"),
     }
+
+
+def _languages(wiki: Wiki, options: dict, index: Index) -> list[str]:
+    """The wiki's languages: `languages:` of wiki.yaml, else the default one and those of its articles."""
+    return wiki.memo("pairing.languages", lambda: options["languages"] or _languages_of(index, options["default_language"]))
+
+
+def _languages_of(index: Index, default: str) -> list[str]:
+    return sorted({entry.lang for entry in index.entries.values()} | {default})
 
 
 def pairing_sources(wiki: Wiki) -> list:
@@ -149,6 +162,8 @@ def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
         return None
     options = _wiki_options(wiki)
     now = wiki.memo(INDEX, lambda: build_index(wiki, options, old[INDEX]))
+    if not options["languages"] and _languages_of(old[INDEX], "") != _languages_of(now, ""):
+        return None  # every article's missing translations may differ
     return reached(old[INDEX], now, wiki.articles)
 
 
@@ -224,7 +239,18 @@ def run(article: Article, inputs: dict) -> dict:
     if outdated:
         key = REVISION_KEY if outdated["evidence"] == "frontmatter" else _pair_key(article, options)
         diagnostics.append(diagnostic("outdated-translation", outdated["message"], _line(article, key)))
+    diagnostics += _missing(article, me["lang"], translations, inputs["languages"], options)
     return {"translations": translations, "role": role, "outdated": outdated, "diagnostics": diagnostics}
+
+
+def _missing(article: Article, lang: str, translations: list[dict], languages: list[str], options: dict) -> list[dict]:
+    """`missing-translation` (info) naming the wiki's languages the article has no translation in."""
+    have = {lang, *(t["lang"] for t in translations)}
+    missing = [other for other in languages if other not in have]
+    if not missing or lang not in languages:
+        return []
+    message = f"no translation in {', '.join(missing)}"
+    return [diagnostic("missing-translation", message, _line(article, _pair_key(article, options)), severity="info")]
 
 
 def _translations(me: dict, counterparts: list[dict]) -> list[dict]:
@@ -333,7 +359,7 @@ def _line(article: Article, key: str) -> int:
 
 PASS = Pass(
     name="pairing",
-    version=2,
+    version=3,
     contract=CONTRACT,
     run=run,
     select=select,

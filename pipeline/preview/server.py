@@ -84,7 +84,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.not_found(body)
         file, folder = locate(self.server.root, rel, self.server.refused)
         if file is None:
-            return self.not_found(body)
+            return self.not_found(body, rel)
         if folder and not url.path.endswith("/"):
             # Pages link relative to their folder, so a folder's URL must end with a slash.
             return self.redirect(url.path + "/" + (f"?{url.query}" if url.query else ""))
@@ -109,8 +109,14 @@ class Handler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(data)
 
-    def not_found(self, body: bool) -> None:
-        page, _ = locate(self.server.root, "404.html", self.server.refused)
+    def not_found(self, body: bool, rel: str = "") -> None:
+        """The nearest 404.html up the path (a language's own, `es/404.html`, else the site's), as static hosts
+        such as Cloudflare Pages serve it."""
+        folders = rel.strip("/").split("/")[:-1]
+        for depth in range(len(folders), -1, -1):
+            page, _ = locate(self.server.root, "/".join([*folders[:depth], "404.html"]), self.server.refused)
+            if page is not None:
+                break
         if page is None:
             return self.send_bytes(HTTPStatus.NOT_FOUND, b"404 Not Found\n", TEXT, body)
         self.send_file(HTTPStatus.NOT_FOUND, page, body)

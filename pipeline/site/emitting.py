@@ -24,11 +24,12 @@ from jinja2 import Environment
 from pipeline.config import Config
 from pipeline.errors import UserError
 from pipeline.site import SiteReport
+from pipeline.site import navigation
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import Model
 from pipeline.site.page_digests import SiteState, patch, site_state
 from pipeline.site.render import (
-    PageJob, Planned, Previous, Rendered, Settings, alternates, nav, page_file, render_page, render_planned,
+    PageJob, Planned, Previous, Rendered, Settings, alternates, nav, planned_file, render_page, render_planned,
 )  # fmt: skip
 
 # What the render path is handed for each emitter: (name as configured, the Emitter, its options).
@@ -59,11 +60,17 @@ class Site:
     attachments: dict[str, str] = field(default_factory=dict)  # path -> sha256 of each file not a note
     workers: int = 1  # processes the outputs may use
     search_later: Any = None  # the preview's BackgroundIndex: the search index is made in the background
+    git: Any = None  # the content folder's git history (content/git_history.py's GitLog), None outside a repository
 
     @cached_property
     def categories(self) -> dict[str, list[wiki_pages.Category]]:
         """lang -> its categories; made before any page is planned: it gives each article its category links."""
         return wiki_pages.categories(self.model)
+
+    @cached_property
+    def navigation(self) -> dict[str, navigation.Tree]:
+        """lang -> its navigation tree (`navigation.py`): the sidebar of every page, each article's breadcrumbs."""
+        return navigation.trees(self.model, self.config.nav, self.categories)
 
     @cached_property
     def recent(self) -> dict[str, list[wiki_pages.Revision]]:
@@ -101,7 +108,7 @@ class Output:
         self.planned.append(page)
         owned = self.owned.get(self.emitter)
         if owned is not None:  # (not per page of an emitter that has `emit_changed`: the articles', thousands)
-            owned["files"].append(page_file(page.url))
+            owned["files"].append(planned_file(page))
             owned["pages"] += 1
 
     def put(self, rel: str, data: bytes) -> None:
@@ -132,7 +139,7 @@ class Output:
         self.rendered_alone += 1
         if self.emitter in self.owned:
             self.owned[self.emitter]["pages"] += 1
-        return render_page(self.env, self.settings, page, self.navs[page.lang])
+        return render_page(self.env, self.settings, page, self.navs[page.lang].for_page(page.url))
 
     @property
     def pages(self) -> list[Planned]:
@@ -157,12 +164,15 @@ def render_files(
     writer keeps the rest of the last build's files. Pages are rendered by `site.workers` processes.
     """
     model, settings = site.model, site.settings
-    navs = {lang: nav(env, model, settings, lang) for lang in model.languages}
-    salts = {lang: hashlib.sha256(repr((settings, str(html), previous.salt)).encode()).hexdigest() for lang, html in navs.items()}
+    navs = {lang: nav(env, model, settings, lang, site.navigation[lang]) for lang in model.languages}
+    salts = {lang: hashlib.sha256(repr((settings, shown.digest, previous.salt)).encode()).hexdigest() for lang, shown in navs.items()}
     state = site_state(model, salts, site.histories)
     changes = changes_since(previous.state, state, model, emitters)
     site.categories  # noqa: B018 (made now: each article's page shows its category links)
     out = Output(writer, env, settings, navs, model.default_language)
+    problems = sorted({problem for tree in site.navigation.values() for problem in tree.problems})
+    if problems:  # `nav:` entries naming no article: warnings (`--strict` fails)
+        out.after(lambda report: report.warnings.extend(problems))
     for name, emitter, options in sorted(emitters, key=lambda entry: entry[1].lists_pages):  # stable: table order
         out.start(name, owns=emitter.emit_changed is None)
         _run(name, emitter, site, changes, out, options)
@@ -212,6 +222,6 @@ def _counts(last: SiteState | None, changes: Changes | None, out: Output) -> tup
     """The site's pages and redirects: when every page was planned, those planned; else (after an edit) the
     last build's, with the pages of the emitters that put all of theirs counted again."""
     if changes is None or changes.every_page:
-        return len(out.planned) + out.rendered_alone, out.puts["redirects"]
+        return sum(not page.file for page in out.planned) + out.rendered_alone, out.puts["redirects"]
     again = sum(owned["pages"] - last.emitted.get(name, {}).get("pages", 0) for name, owned in out.owned.items())
     return last.pages + again, last.redirects

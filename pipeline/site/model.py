@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import operator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +22,10 @@ from pipeline.content.facts import Change
 from pipeline.incremental.page_summaries import PageSummary, PageSummaries, summary_keys, summary_of
 from pipeline.passes.base import Wiki
 from pipeline.runtime import records
-from pipeline.urls import history_url, normalize_base
+from pipeline.site.page_data import (
+    Frontmatter, PassOutputs, PassResults, article_tags, first_paragraph, identity_of, read_once,
+)  # fmt: skip
+from pipeline.urls import history_url, normalize_base, tag_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
@@ -152,11 +156,12 @@ class ArticlePage:
     outdated: dict | None  # the pairing pass's verdict, plus `source_url`
     updated: str | None  # ISO 8601 UTC: last git commit, else when the current bytes were captured
     capture: str  # sha256 of the captured bytes
-    passes: list[tuple[str, int]]  # (pass, version) of each result the page shows
+    passes: PassOutputs  # each pass's output by name; iterated, (pass, version) of each result the page shows
     draft: bool = False
     translations: list[Link] = field(default_factory=list)  # set from pair_paths once every page exists
     pair_paths: list[str] = field(default_factory=list)  # translations, by path (pairing pass)
     categories: list[Link] = field(default_factory=list)  # set by pages.py
+    tags: list[Link] | tuple = ()  # its tags' pages (frontmatter `tags:` and inline `#tags`)
 
     @property
     def history_url(self) -> str:
@@ -178,6 +183,20 @@ class ArticlePage:
     def further_reading(self) -> list[dict]:  # references never cited in the text
         return self.body.value["further_reading"]
 
+    @property
+    def frontmatter(self) -> Frontmatter:
+        """Every key of its frontmatter (`page.frontmatter.author`), decoded when a template reads one; its bytes,
+        which a page digest names, are what it is made of."""
+        return self.passes.frontmatter()
+
+    @property
+    def lead(self) -> str:
+        """The text of its body's first paragraph (its hover preview's). The body read is kept as text for the
+        page's render, which follows (`emitters/articles.py`): a stored body is read from the store once."""
+        value = self.body.value
+        value["html"] = html = str(value["html"])
+        return first_paragraph(html)
+
 
 @dataclass
 class Model:
@@ -194,6 +213,11 @@ class Model:
     summary_keys: dict[str, str | None] = field(default_factory=dict)  # article path -> its page summary's key (page_summaries.py)
     # Article path -> (its page summary in the last build, or None: not known; its page summary now), for the page summaries that changed.
     replaced: dict[str, tuple[PageSummary | None, PageSummary]] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)  # article path -> its `weight:`/`order:` (navigation.py)
+    tags: dict[str, list[str]] = field(default_factory=dict)  # article path -> its tags, for the tagged articles
+    # Article path -> its tags in the last build, for the articles whose tags changed since (page_data.article_tags).
+    retagged: dict[str, list[str]] = field(default_factory=dict)
+    outputs: PassResults | None = None  # every pass's results, which each page's `passes` reads
 
     def by_path(self) -> dict[str, ArticlePage]:
         return {page.path: page for page in self.articles}
@@ -207,10 +231,12 @@ def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:
 
 def build_model(
     wiki: Wiki, log: list[Change], versions: dict[str, int], summaries: PageSummaries | None = None, last_keys: dict | None = None,
+    last_tags: dict[str, list[str]] | None = None,
 ) -> Model:
     """The model of `wiki`; `summaries` (the last build's, see page_summaries.py) gets the page summaries this one used.
 
-    `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed.
+    `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed;
+    `last_tags` (article path -> its tags, of the last build's tagged pages; None: not known) the tags of the others.
     """
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
@@ -224,6 +250,8 @@ def build_model(
     paths = [a.path for a in articles]
     keys = dict(zip(paths, in_order))
     replaced = _replaced(paths, in_order, summarized, summaries, last_keys or {})
+    tags, retagged = article_tags(metadata, dict(zip(paths, ids)), replaced, last_tags)
+    outputs = PassResults(wiki.results)
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = dict(zip(ids, _links_to(summarized)))
     backlinks = Backlinks(articles, links, made)
@@ -234,11 +262,14 @@ def build_model(
     bodies = _Bodies(wiki)
     pages, taken, conflicts = [], {}, []
     for article in sorted(articles, key=lambda a: a.path):
-        passes = shown.get(article.capture_id, shown[None])
+        summary = made[article.capture_id]
+        passes = PassOutputs(outputs, article, shown.get(article.capture_id, shown[None]))
         git_time = git_times.get(article.path)
         updated = iso_time(git_time) if git_time else last_seen.get(article.path)
-        page = _page(article, made[article.capture_id], links[article.capture_id].url, bodies.of(article), passes,
+        page = _page(article, summary, links[article.capture_id].url, bodies.of(article), passes,
                      LinksHere(backlinks, article.path), updated)  # fmt: skip
+        if article.path in tags:
+            page.tags = [Link(tag, tag_url(tag, summary.lang, default), summary.lang) for tag in tags[article.path]]
         if page.url in taken:
             conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
             continue
@@ -247,7 +278,22 @@ def build_model(
     _link_translations(pages, links)
     langs = languages_of(wiki, {page.lang for page in pages})
     return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts,
-                 _summaries_digest(paths, summarized), keys, replaced)  # fmt: skip
+                 _summaries_digest(paths, summarized), keys, replaced, _weights(articles), tags, retagged, outputs)  # fmt: skip
+
+
+def _weights(articles: list[Article]) -> dict[str, float]:
+    """path -> the number its frontmatter's `weight:` (else `order:`) gives, where it gives one. A stored article's
+    frontmatter is decoded only when its JSON holds either key: most hold neither."""
+    found = {}
+    for article in articles:
+        held = getattr(article, "frontmatter_json", None)  # a StoredArticle's; a plain Article's is decoded
+        if held is not None and '"weight"' not in held and '"order"' not in held:
+            continue
+        meta = article.frontmatter or {}
+        value = meta.get("weight", meta.get("order"))
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            found[article.path] = float(value)
+    return found
 
 
 def _replaced(paths: list[str], keys: list[str | None], now: list[PageSummary], summaries: PageSummaries, last_keys: dict) -> dict:
@@ -276,7 +322,7 @@ def _summaries_digest(paths: list[str], summaries: list[PageSummary]) -> str:
 
 def _summary(capture_id: int, results: list) -> PageSummary:
     """The article's page summary, made of its SEED_PASSES outputs."""
-    return summary_of(*(_read_once(outputs, capture_id) for outputs in results))
+    return summary_of(*(read_once(outputs, capture_id) for outputs in results))
 
 
 def _summary_keys(results: list, ids: list[int]) -> list[str | None]:
@@ -303,9 +349,9 @@ def _links_to(summaries: Iterable[PageSummary]) -> Iterator[Link]:
     return records.made(Link, map(operator.attrgetter("title", "url", "lang"), summaries))
 
 
-def _page(article: Article, summary: PageSummary, url: str, body: PageBody, passes: list, backlinks: LinksHere,
+def _page(article: Article, summary: PageSummary, url: str, body: PageBody, passes: PassOutputs, backlinks: LinksHere,
           updated: str | None) -> ArticlePage:  # fmt: skip
-    """`passes`: (pass, version) of each result the page shows. Its body is decoded if it is rendered.
+    """`passes`: its outputs of each pass (page_data.py). Its body is decoded if it is rendered.
 
     The fields in their order, not by name: pages made with seventeen keywords took twice as long.
     The page summary's lists are the page's (neither changes them)."""
@@ -317,12 +363,12 @@ def _page(article: Article, summary: PageSummary, url: str, body: PageBody, pass
 
 
 class _Bodies:
-    """The body of each article's page, named by its html and citations results (see `_identity`)."""
+    """The body of each article's page, named by its html and citations results (see `page_data.identity_of`)."""
 
     def __init__(self, wiki: Wiki) -> None:
         self.options = wiki.options
         self.html, self.citations = wiki.results.get("html", {}), wiki.results.get("citations", {})
-        self.named = [_identity(outputs) for outputs in (self.html, self.citations)]  # asked of each page
+        self.named = [identity_of(outputs) for outputs in (self.html, self.citations)]  # asked of each page
         self.present = self.html.keys()  # whose `in` calls no Python method
 
     def of(self, article: Article) -> PageBody:
@@ -333,27 +379,12 @@ class _Bodies:
         return PageBody([html(capture_id), citations(capture_id)], functools.partial(self.read, article))
 
     def read(self, article: Article) -> dict:
-        output = _read_once(self.html, article.capture_id) or fallback_html(article, self.options)
-        references = (_read_once(self.citations, article.capture_id) or {}).get("references", [])
+        output = read_once(self.html, article.capture_id) or fallback_html(article, self.options)
+        references = (read_once(self.citations, article.capture_id) or {}).get("references", [])
         return {
             "html": output["html"], "references_html": output.get("references_html", ""), "toc": output.get("toc", []),
             "further_reading": [ref for ref in references if not ref["cited"] and ref["source"] != "list"],
         }  # fmt: skip
-
-
-def _read_once(outputs, capture_id: int) -> dict | None:
-    """A result a page or page summary is made of, decoded; a stored one is not held once read (each is read once)."""
-    if capture_id not in outputs:
-        return None
-    read = getattr(outputs, "read_once", None)  # StoredOutputs; plain results (tests) are read as they are
-    return read(capture_id) if read is not None else outputs[capture_id]
-
-
-def _identity(outputs) -> Callable[[int], object]:
-    """capture id -> its result as a digest may name it: its store and job when it is stored, else itself (None:
-    absent)."""
-    identities = getattr(outputs, "identities", None)  # StoredOutputs; plain results (tests) are named as they are
-    return outputs.get if identities is None else identities()
 
 
 def fallback_html(article: Article, options: dict) -> dict:

@@ -68,19 +68,26 @@ class SiteState:
     # Each emitter without `emit_changed` -> {"files": what it put, "pages": how many were pages}: what it no longer
     # puts goes, where the last build's other files are kept (`emitting.py`).
     emitted: dict[str, dict] = field(default_factory=dict)
+    tags: dict[str, list[str]] | None = None  # article path -> its tags, for the tagged articles (None: not known)
 
 
 def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) -> SiteState:
     """The state of the pages `model` makes; `salts` is each language's digest of navigation, settings and theme."""
     shared = base = None
     if model.summaries_digest is not None:  # the code too: pages are made by the whole package (URLs, slugs, Markdown)
-        base = digest((code_digest(), model.default_language, model.languages, model.data, salts))
+        # Which tag pages exist (a tag page made or gone plans every page: the sitemap lists them, and a file no
+        # emitter puts after an edit is kept); what each lists is the tags emitter's to put again.
+        tag_pages = sorted({(link.lang, link.url) for page in model.articles if page.tags for link in page.tags})
+        base = digest((code_digest(), model.default_language, model.languages, model.data, salts, tag_pages))
         shared = digest((base, model.summaries_digest))
     keys = model.summary_keys
     own = {page.path: f"{(page.updated or '')[:10]}|{_own(page, histories.get(page.path, ()), keys.get(page.path))}"
            for page in model.articles}  # fmt: skip
+    unnamed = model.outputs.unnamed_keys([page.capture_id for page in model.articles]) if model.outputs else None
+    if unnamed:  # the results of passes nothing above names (a custom pass's, which a template may show)
+        own = {path: f"{name}:{jobs}" for (path, name), jobs in zip(own.items(), unnamed)}
     summaries = keys if None not in keys.values() else {}
-    return SiteState(shared, own, base, summaries)
+    return SiteState(shared, own, base, summaries, tags=dict(model.tags))
 
 
 def _own(page: ArticlePage, revisions: list, summary_key: str | None) -> str:
@@ -97,7 +104,8 @@ def _own(page: ArticlePage, revisions: list, summary_key: str | None) -> str:
     if summary_key is not None and type(identity) is list and all(type(part) is list or part is None for part in identity):
         html, citations = identity  # each [store, job], or None: no result
         jobs = f"{html[1] if html else '-'}:{citations[1] if citations else '-'}"
-        newest = revisions[0].time if revisions else ""  # (a store made anew has captured every file again since)
+        # (a store made anew has captured every file again since; a git history is named by its newest commit)
+        newest = f"{revisions[0].time}{revisions[0].commit or ''}" if revisions else ""
         return f"{page.capture[:16]}:{jobs}:{summary_key}:{page.updated}:{len(page.passes)}:{len(revisions)}:{newest}"
     # The revisions as plain tuples, the JSON they are written as: orjson writes a named tuple through a Python call.
     material = (page.capture, identity, page.updated, page.passes, page.outdated, list(map(tuple, revisions)))
@@ -112,7 +120,8 @@ def recorded_state(record: dict) -> SiteState | None:
         return None
     well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.summaries, dict)
     counted = isinstance(state.pages, int) and isinstance(state.redirects, int) and _emitted(state.emitted)
-    return state if well_formed and counted else None
+    tagged = state.tags is None or isinstance(state.tags, dict)
+    return state if well_formed and counted and tagged else None
 
 
 def _emitted(record) -> bool:

@@ -1,5 +1,6 @@
 """The wiki's own pages, built from the article model (pure): categories, wanted pages,
-recent changes, per-article history and redirects.
+recent changes, per-article history (from git where the content folder has it, else the capture log),
+translation status and redirects.
 
 Categories come from `categories.yaml` (`categories: [{id, name, scope,
 order}]`) when present, matched to an article's `category`/`categories` by id
@@ -10,10 +11,14 @@ see them (`content/data_files.py`).
 
 from __future__ import annotations
 
+import heapq
 import math
+import operator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import NamedTuple
 
+from pipeline.content.git_history import FileChange, GitLog
 from pipeline.content.source import name_lang_slug
 from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.text import lookup_key, url_slug
@@ -41,15 +46,19 @@ class Wanted:
 
 
 class Revision(NamedTuple):
-    """One entry of the capture log as history pages show it (a named tuple: one per change the wiki ever had)."""
+    """One change of a page as history pages show it: an entry of the capture log, or a file's change in a git
+    commit (a named tuple: one per change the wiki ever had)."""
 
-    path: str
+    path: str  # the article's path (of a git change: its path at HEAD, where renames lead)
     time: str
-    sha256: str
+    sha256: str  # the bytes' hash (of a git change: the blob id)
     commit: str | None
-    action: str  # created, edited, deleted
+    action: str  # created, edited, deleted, renamed
     title: str
     url: str | None  # None when the page is gone
+    author: str | None = None  # of a git change: the commit's author and subject
+    message: str | None = None
+    change: FileChange | None = None  # of a git change: its paths and blob ids (what its diff is made of)
 
 
 @dataclass(frozen=True)
@@ -116,12 +125,44 @@ def wanted(model: Model) -> dict[str, list[Wanted]]:
     }
 
 
-def revisions(model: Model) -> list[Revision]:
-    """The capture log as revisions, oldest first: created, edited or deleted, with the page they belong to."""
+def revisions(model: Model, git: GitLog | None = None) -> list[Revision]:
+    """Every revision, oldest first: the commits of each file `git` has (renames followed), and the capture log
+    of the others (created, edited or deleted), each with the page it belongs to."""
+    from_captures = _captured(model, git.lineages if git is not None else {})
+    if git is None:
+        return from_captures
+    return list(heapq.merge(from_captures, _committed(model, git), key=operator.itemgetter(1)))
+
+
+ACTIONS = {"A": "created", "D": "deleted", "R": "renamed"}  # a git status as a history page says it (else edited)
+
+
+def _committed(model: Model, git: GitLog) -> list[Revision]:
+    """Each file's change in each commit, oldest first, as the revision of the path the file has at HEAD."""
+    pages = model.by_path()
+    order = {sha: number for number, sha in enumerate(git.commits)}  # newest first
+    found = []
+    for path, changes in git.lineages.items():
+        page = pages.get(path)
+        title, url = (page.title, page.url) if page else (path, None)
+        for change in changes:
+            commit = git.commits[change.commit]
+            action = ACTIONS.get(change.status, "edited")
+            made = Revision(path, commit.time, change.after or change.before or "", commit.sha, action, title, url,
+                            commit.author, commit.message, change)  # fmt: skip
+            found.append((order[commit.sha], made))
+    found.sort(key=operator.itemgetter(0), reverse=True)
+    return [revision for _, revision in found]
+
+
+def _captured(model: Model, skipped: dict) -> list[Revision]:
+    """The capture log as revisions, oldest first, but those of the `skipped` paths."""
     pages = model.by_path()
     seen: dict[str, str] = {}
     result = []
     for change in model.log:
+        if change.path in skipped:
+            continue
         previous = seen.get(change.path)
         seen[change.path] = change.kind
         action = "deleted" if change.kind == "removal" else "created" if previous in (None, "removal") else "edited"
@@ -187,3 +228,69 @@ def site_path(path: str) -> str:
 
 def _page_at(model: Model, url: str) -> ArticlePage | None:
     return next((page for page in model.articles if page.url == url), None)
+
+
+@dataclass(frozen=True)
+class Behind:
+    """What an outdated translation lags: its source's changes since the translation's newest (commits, with git),
+    and the days between the two."""
+
+    changes: int
+    days: int
+    lags: str  # the pairing pass's word on what it lags (a revision, a time)
+
+
+@dataclass
+class TranslationStatus:
+    """One language's translation status: the articles of other languages it lacks, its outdated translations
+    (with their source and what they lag), and those up to date; each list by title."""
+
+    missing: list[Link] = field(default_factory=list)  # the page it lacks, in the language of the wiki's default first
+    outdated: list[tuple[Link, Link, Behind]] = field(default_factory=list)  # (translation, source, behind)
+    current: list[Link] = field(default_factory=list)
+
+
+def translation_status(model: Model, histories: dict[str, list[Revision]]) -> dict[str, TranslationStatus]:
+    """lang -> its translation status, from each article's translations (a group: a page and its translations)
+    and the pairing pass's verdict on each translation."""
+    pages = model.by_path()
+    result = {lang: TranslationStatus() for lang in model.languages}
+    seen: set[str] = set()
+    for page in model.articles:
+        if page.path in seen:
+            continue
+        group = [pages[path] for path in (page.path, *page.pair_paths) if path in pages]
+        seen.update(member.path for member in group)
+        by_lang = {member.lang: member for member in group}
+        shown = by_lang.get(model.default_language, page)
+        for lang, status in result.items():
+            member = by_lang.get(lang)
+            if member is None:
+                status.missing.append(_link(shown))
+            elif member.outdated and member.outdated["source_path"] in pages:
+                source = pages[member.outdated["source_path"]]
+                status.outdated.append((_link(member), _link(source), _behind(histories, member.path, source.path, member.outdated["lags"])))
+            elif len(by_lang) > 1:
+                status.current.append(_link(member))
+    for status in result.values():
+        status.missing.sort(key=_title_order)
+        status.current.sort(key=_title_order)
+        status.outdated.sort(key=lambda entry: _title_order(entry[0]))
+    return result
+
+
+def _link(page: ArticlePage) -> Link:
+    return Link(page.title, page.url, page.lang)
+
+
+def _title_order(link: Link) -> str:
+    return link.title.casefold()
+
+
+def _behind(histories: dict[str, list[Revision]], path: str, source: str, lags: str) -> Behind:
+    """The source's revisions newer than the translation's newest, and the days from that one to the source's newest."""
+    own, theirs = histories.get(path) or [], histories.get(source) or []
+    since = own[0].time if own else None
+    newer = [revision for revision in theirs if since is not None and revision.time > since]
+    days = (datetime.fromisoformat(newer[0].time) - datetime.fromisoformat(since)).days if newer else 0
+    return Behind(len(newer), max(days, 0), lags)

@@ -14,8 +14,9 @@ from pipeline.site import pages as wiki_pages
 from pipeline.site.emitting import Entry, Site, render_files
 from pipeline.site.model import Model, build_model
 from pipeline.site.page_digests import recorded_state
-from pipeline.site.render import Previous, Settings, environment
-from pipeline.site.theme import theme_digest
+from pipeline.site.render import Previous, Settings, environment, site_languages
+from pipeline.site.sharing import sharing
+from pipeline.site.theme import check_ui_strings, theme_digest
 from pipeline.site.writer import SiteWriter, in_output, previous_keys
 from pipeline.urls import normalize_base
 
@@ -39,11 +40,14 @@ def render_site(
     `summaries`: the page summaries of the last build, when the caller keeps them (see `model_of`).
     `search_later` (the preview's): the search index is built in the background, not before returning.
     """
+    check_ui_strings(config.ui_strings)  # before any work: an unknown word key is a wiki.yaml error
     manifest = config.state_dir / MANIFEST
     keys, state = previous_keys(manifest, config.out_dir)
     last = recorded_state(state) if intact else None
-    model = model_of(config, wiki, log, versions, summaries, last.summaries if last else {})
-    settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir, setting)
+    model = model_of(config, wiki, log, versions, summaries, last.summaries if last else {}, last.tags if last else None)
+    settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir, setting,
+                        config.ui_strings, site_languages(model, config.ui_strings),
+                        sharing(config, normalize_base(config.base_url), emitters))  # fmt: skip
     compiled = config.state_dir / COMPILED_TEMPLATES
     compiled.mkdir(exist_ok=True)
     env = environment(config.templates_dir, settings.base_url, compiled)
@@ -52,9 +56,10 @@ def render_site(
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
     writer = SiteWriter(config.out_dir, manifest, before_writing=pending)
     previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous)
-    revisions = wiki_pages.revisions(model)
+    git = wiki.facts.get("git")
+    revisions = wiki_pages.revisions(model, git)
     site = Site(config, model, settings, revisions, wiki_pages.histories(revisions), dict(wiki.attachments), workers,
-                search_later)  # fmt: skip
+                search_later, git)  # fmt: skip
     rendered, out = render_files(site, env, writer, emitters, previous, tick or (lambda n: None))
     files = writer.finish(rendered.keys, vars(rendered.state))  # not asdict: it would copy every own key
     report = SiteReport(
@@ -70,19 +75,21 @@ def render_site(
 
 def model_of(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], summaries: PageSummaries | None, last_keys: dict,
+    last_tags: dict | None = None,
 ) -> Model:
     """The model of `wiki`, made with the page summaries of the last build, which this build's replace.
 
     `summaries` is a caller's that outlives the build (`serve`): its `known` are the last build's (none: read
     from the state folder), and its `used` this one's. Without it the page summaries are read from the state
     folder and let go once the model is made (the paths they link to are not held while rendering).
-    `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed.
+    `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed,
+    `last_tags` the last build's tags (`build_model`).
     """
     kept = config.state_dir / PAGE_SUMMARIES
     summaries = PageSummaries() if summaries is None else summaries
     if not summaries.known:
         summaries.known = load_summaries(kept).known
-    model = build_model(wiki, log, versions, summaries, last_keys)
+    model = build_model(wiki, log, versions, summaries, last_keys, last_tags)
     if summaries.changed or not kept.exists():
         save_summaries(kept, summaries)
     return model

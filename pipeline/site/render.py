@@ -3,7 +3,7 @@
 The emitters (`emitting.py`) plan the pages (URL, language, template,
 context, and a key naming the same page in other languages), so hreflang
 alternates are known before anything is rendered. The navigation is
-rendered once per language and handed to every page as Markup. An article's
+rendered once per language (`sidebar.py`), each page's copy marking its place in the tree. An article's
 pages are digested, and not rendered again when the file of the last build
 was made from the same. Nothing here touches the disk but through the writer.
 """
@@ -14,7 +14,7 @@ import hashlib
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from jinja2 import (
     ChoiceLoader, Environment, FileSystemBytecodeCache, FileSystemLoader, FunctionLoader, StrictUndefined,
@@ -25,8 +25,11 @@ from markupsafe import Markup
 from pipeline.incremental.code_digest import code_digest
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.page_digests import SiteState, digest
+from pipeline.site.navigation import Tree
 from pipeline.site.parallel import render_pages
-from pipeline.site.theme import builtin_root, strings
+from pipeline.site.sharing import Sharing
+from pipeline.site.sidebar import SLOT, LanguageNav
+from pipeline.site.theme import builtin_root, language_name, strings
 from pipeline.urls import home_url, href, special_url
 
 SPECIALS = ("categories", "all", "wanted", "recent")  # the wiki pages the navigation links to
@@ -79,6 +82,15 @@ def _compiled_cache(compiled: Path, base_url: str) -> FileSystemBytecodeCache:
     return FileSystemBytecodeCache(str(folder))
 
 
+class Language(NamedTuple):
+    """A language of the site as language switchers name it."""
+
+    lang: str
+    name: str  # what it calls itself
+    home: str  # its home page's URL
+    home_title: str  # and title, in it
+
+
 @dataclass(frozen=True)
 class Settings:
     site_name: str
@@ -86,6 +98,33 @@ class Settings:
     search: bool
     templates_dir: Path | None = None
     emitters: str = ""  # the emitter table as wiki.yaml configures it ("": the built-in one): see site/emitters/
+    ui_strings: dict = field(default_factory=dict)  # wiki.yaml's, over the theme's words (`theme.strings`)
+    languages: tuple[Language, ...] = ()  # the site's, in order: each page's language switcher lists them
+    sharing: Sharing = Sharing()  # absolute URLs, the edit link, the feeds (`sharing.py`)
+
+
+class LanguageLink(NamedTuple):
+    """One language in a page's language switcher: the page in it, else its home page (`translated` false)."""
+
+    lang: str
+    name: str
+    url: str
+    translated: bool
+    home: str
+    home_title: str
+
+
+def site_languages(model: Model, ui_strings: dict) -> tuple[Language, ...]:
+    return tuple(Language(lang, language_name(lang, ui_strings), home_url(lang, model.default_language),
+                          strings(lang, ui_strings)["home"]) for lang in model.languages)  # fmt: skip
+
+
+def language_links(page: Planned, languages: tuple[Language, ...]) -> list[LanguageLink]:
+    """Each language of the site as `page` offers it: its counterpart there (its `alternates`), else that home page."""
+    found = dict(page.alternates)
+    found.setdefault(page.lang, page.url)
+    return [LanguageLink(lang, name, found.get(lang, home), lang in found, home, home_title)
+            for lang, name, home, home_title in languages]  # fmt: skip
 
 
 @dataclass
@@ -101,10 +140,17 @@ class Planned:
     sitemap: bool = True
     lastmod: str | None = None
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang, url)
+    # Not "": the file of a page's companion (its hover preview, `preview.json`), rendered from its template alone,
+    # without the site's frame (navigation, head), and counted with no page.
+    file: str = ""
 
 
 def page_file(url: str) -> str:
     return f"{url}index.html"
+
+
+def planned_file(page: Planned) -> str:
+    return page.file or page_file(page.url)
 
 
 @dataclass
@@ -132,7 +178,7 @@ class PageJob:
 
     env: Environment
     settings: Settings
-    navs: dict[str, Markup]
+    navs: dict[str, LanguageNav]
     previous: Previous
     salts: dict[str, str]  # lang -> digest of what all its pages share: settings, navigation, theme
     # The articles whose pages are rendered (None: all); the others' are the last build's (`emitting.Changes`).
@@ -141,15 +187,18 @@ class PageJob:
 
     def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
         """(file, bytes or None when the file there is already this page, digest or None)."""
-        rel, nav = page_file(page.url), self.navs[page.lang]
+        rel = planned_file(page)
         key = None
-        if page.key[0] in ("article", "history"):
+        if page.key[0] in ("article", "history", "preview"):
             if self.rendered is not None and page.context["page"].path not in self.rendered and rel in self.previous.keys:
                 return rel, None, self.previous.keys[rel]
             key = self.digest(page)
             if self.previous.keys.get(rel) == key and self.previous.exists(rel):
                 return rel, None, key
-        data = render_page(self.env, self.settings, page, nav)
+        if page.file:
+            data = self.env.get_template(page.template).render(lang=page.lang, **page.context).encode()
+        else:
+            data = render_page(self.env, self.settings, page, self.navs[page.lang].for_page(page.url))
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
         return rel, data, key
@@ -212,21 +261,23 @@ def alternates(planned: list[Planned], default: str) -> None:
             page.alternates = []
 
 
-def nav(env: Environment, model: Model, settings: Settings, lang: str) -> Markup:
-    """The shared navigation of one language, rendered once."""
+def nav(env: Environment, model: Model, settings: Settings, lang: str, tree: Tree) -> LanguageNav:
+    """The shared navigation of one language, rendered once; each page's copy marks its place in `tree`."""
     default = model.default_language
     homes = [(other, home_url(other, default)) for other in model.languages]
     specials = {name: special_url(name, lang, default) for name in SPECIALS}
+    t = strings(lang, settings.ui_strings)
     html = env.get_template("nav.html").render(
-        site_name=settings.site_name, lang=lang, t=strings(lang), home=home_url(lang, default), homes=homes,
-        specials=specials, search=settings.search,
+        site_name=settings.site_name, lang=lang, t=t, home=home_url(lang, default), homes=homes,
+        specials=specials, search=settings.search, tree=Markup(SLOT),
     )  # fmt: skip
-    return Markup(html)
+    return LanguageNav(html, tree, settings.base_url, {"all_url": specials["all"], "section_pages": t["section_pages"]})
 
 
 def render_page(env: Environment, settings: Settings, page: Planned, nav: Markup) -> bytes:
     html = env.get_template(page.template).render(
-        site_name=settings.site_name, lang=page.lang, t=strings(page.lang), nav=nav, title=page.title,
-        url=page.url, alternates=page.alternates, search=settings.search, **page.context,
+        site_name=settings.site_name, lang=page.lang, t=strings(page.lang, settings.ui_strings), nav=nav,
+        title=page.title, url=page.url, alternates=page.alternates, search=settings.search,
+        language_links=language_links(page, settings.languages), sharing=settings.sharing, **page.context,
     )  # fmt: skip
     return html.encode()

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
+
+from pipeline.config import CONFIG_FILE
+from pipeline.runtime.named_code import unknown_name
 
 ASSETS = "assets"
 
@@ -23,13 +28,30 @@ STRINGS = {
         "category": "Category", "languages": "Languages", "last_updated": "Last updated", "history": "History",
         "history_of": "History of", "all_pages": "All pages", "wanted": "Wanted pages", "recent": "Recent changes",
         "home": "Main page", "outdated": "This translation may be out of date.", "see_source": "See the source",
-        "provenance": "Built from capture", "passes": "by passes", "not_found": "Page not found",
+        "not_found": "Page not found",
         "not_found_text": "There is no page at this address.", "redirecting": "Redirecting to",
         "wanted_text": "Pages that are linked to but do not exist yet.", "linked_from": "Linked from",
         "no_pages": "No pages yet.", "draft": "Draft: this page is not published in the sitemap.",
-        "created": "created", "edited": "edited", "deleted": "deleted", "commit": "commit", "time": "Time",
+        "created": "created", "edited": "edited", "deleted": "deleted", "commit": "Commit", "time": "Time",
         "hash": "Hash", "change": "Change", "page": "Page", "pages_in": "Pages in this category",
         "red_links": "red links", "navigation": "Navigation",
+        "tags": "Tags", "tag": "Tag", "edit_page": "Edit this page",
+        "renamed": "renamed", "renamed_from": "from", "author": "Author", "message": "Message", "diff": "Changes",
+        "lines_not_shown": "more lines not shown", "translation_status": "Translation status",
+        "shallow_history": "This site was built from a shallow clone: older commits are not shown.",
+        "translation_status_text": "Articles of the other languages this language lacks, and how its translations compare with their source.",
+        "outdated_translations": "Outdated", "missing_translations": "Missing", "current_translations": "Up to date",
+        "source": "Source", "behind": "Behind", "changes_behind": "changes", "days_behind": "days",
+        "menu": "Menu", "close_menu": "Close the menu", "breadcrumbs": "Breadcrumbs",
+        "previous_page": "Previous", "next_page": "Next", "section_pages": "All pages of this section",
+        "language_name": "English", "not_translated": "not translated", "theme_dark": "Dark theme",
+        "page_information": "Page information", "language": "Language", "capture": "Capture",
+        "source_file": "Source file", "pass_versions": "Passes", "search_close": "Close",
+        "search_hint": "↑ ↓ to choose, Enter to open, Esc to close", "search_clear": "Clear",
+        "search_more": "Load more results", "search_none": "No results for [SEARCH_TERM]",
+        "search_one": "[COUNT] result for [SEARCH_TERM]", "search_many": "[COUNT] results for [SEARCH_TERM]",
+        "search_searching": "Searching for [SEARCH_TERM]…", "copy_label": "Copy", "copy_code": "Copy code",
+        "copied": "Copied",
     },
     "es": {
         "skip": "Ir al contenido", "search": "Buscar", "contents": "Contenido", "references": "Referencias",
@@ -38,21 +60,61 @@ STRINGS = {
         "last_updated": "Última actualización", "history": "Historial", "history_of": "Historial de",
         "all_pages": "Todas las páginas", "wanted": "Páginas requeridas", "recent": "Cambios recientes",
         "home": "Página principal", "outdated": "Esta traducción puede estar desactualizada.",
-        "see_source": "Ver el original", "provenance": "Generada a partir de la captura", "passes": "por los pases",
+        "see_source": "Ver el original",
         "not_found": "Página no encontrada", "not_found_text": "No hay ninguna página en esta dirección.",
         "redirecting": "Redirigiendo a", "wanted_text": "Páginas enlazadas que todavía no existen.",
         "linked_from": "Enlazada desde", "no_pages": "Todavía no hay páginas.",
         "draft": "Borrador: esta página no figura en el mapa del sitio.", "created": "creada",
-        "edited": "editada", "deleted": "borrada", "commit": "commit", "time": "Hora", "hash": "Hash",
+        "edited": "editada", "deleted": "borrada", "commit": "Commit", "time": "Hora", "hash": "Hash",
         "change": "Cambio", "page": "Página", "pages_in": "Páginas en esta categoría", "red_links": "enlaces rojos",
         "navigation": "Navegación",
+        "tags": "Etiquetas", "tag": "Etiqueta", "edit_page": "Editar esta página",
+        "renamed": "renombrada", "renamed_from": "desde", "author": "Autor", "message": "Mensaje", "diff": "Cambios",
+        "lines_not_shown": "líneas más sin mostrar", "translation_status": "Estado de las traducciones",
+        "shallow_history": "Este sitio se generó desde un clon superficial: no se muestran los commits más antiguos.",
+        "translation_status_text": "Artículos de los otros idiomas que faltan en este, y cómo se comparan sus traducciones con el original.",
+        "outdated_translations": "Desactualizadas", "missing_translations": "Faltan", "current_translations": "Al día",
+        "source": "Original", "behind": "Retraso", "changes_behind": "cambios", "days_behind": "días",
+        "menu": "Menú", "close_menu": "Cerrar el menú", "breadcrumbs": "Ruta de navegación",
+        "previous_page": "Anterior", "next_page": "Siguiente",
+        "section_pages": "Todas las páginas de esta sección",
+        "language_name": "Español", "not_translated": "sin traducción", "theme_dark": "Tema oscuro",
+        "page_information": "Información de la página", "language": "Idioma", "capture": "Captura",
+        "source_file": "Archivo fuente", "pass_versions": "Pases", "search_close": "Cerrar",
+        "search_hint": "↑ ↓ para elegir, Intro para abrir, Esc para cerrar", "search_clear": "Borrar",
+        "search_more": "Ver más resultados", "search_none": "No hay resultados para [SEARCH_TERM]",
+        "search_one": "[COUNT] resultado para [SEARCH_TERM]", "search_many": "[COUNT] resultados para [SEARCH_TERM]",
+        "search_searching": "Buscando [SEARCH_TERM]…", "copy_label": "Copiar", "copy_code": "Copiar el código",
+        "copied": "Copiado",
     },
 }  # fmt: skip
 
 
-def strings(lang: str) -> dict[str, str]:
+def strings(lang: str, overrides: Mapping[str, Mapping[str, str]] = MappingProxyType({})) -> dict[str, str]:
+    """The theme's words in `lang`: English, under the built-in words of its base language (`pt` of `pt-BR`),
+    under `overrides` (wiki.yaml's `ui_strings`) for English, the base language and `lang` itself."""
     base = lang.split("-")[0]
-    return {**STRINGS["en"], **STRINGS.get(base, {})}
+    found = dict(STRINGS["en"])
+    for words in (overrides.get("en", {}), STRINGS.get(base, {}), overrides.get(base, {}), overrides.get(lang, {})):
+        found.update(words)
+    return found
+
+
+def language_name(lang: str, overrides: Mapping[str, Mapping[str, str]] = MappingProxyType({})) -> str:
+    """What a language calls itself (its `language_name`), else its tag: never English's name for another language."""
+    base = lang.split("-")[0]
+    for words in (overrides.get(lang, {}), overrides.get(base, {}), STRINGS.get(base, {})):
+        if words.get("language_name"):
+            return words["language_name"]
+    return lang
+
+
+def check_ui_strings(overrides: Mapping[str, Mapping[str, str]]) -> None:
+    """Refuse a key of wiki.yaml's `ui_strings` the theme has no word for (config.py checked the shape)."""
+    for lang, words in overrides.items():
+        for key in words:
+            if key not in STRINGS["en"]:
+                raise unknown_name(key, list(STRINGS["en"]), f"{CONFIG_FILE}: ui_strings: {lang}: unknown key")
 
 
 def builtin_root():

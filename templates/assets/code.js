@@ -1,8 +1,8 @@
 // A copy button on each code block. Made here, so a page read without scripts shows none.
 (function () {
-  var words = { en: ["Copy", "Copy code", "Copied"], es: ["Copiar", "Copiar el código", "Copiado"] };
-  var lang = (document.documentElement.lang || "en").split("-")[0];
-  var text = words[lang] || words.en;
+  // The words in the page's language (the header's "ui-strings": the theme's, or wiki.yaml's `ui_strings`).
+  var words = document.getElementById("ui-strings");
+  var text = words ? JSON.parse(words.textContent).copy : ["Copy", "Copy code", "Copied"];
 
   function addButton(block) {
     var code = block.querySelector("pre > code");

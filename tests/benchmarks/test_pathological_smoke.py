@@ -2,6 +2,8 @@
 
 import sys
 
+import pytest
+
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
@@ -9,6 +11,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import pathological  # noqa: E402
 
 
+@pytest.mark.slow
 def test_every_kind_is_timed_at_one_and_four_times_its_size(capsys):
     assert pathological.main(["--size", "400"]) == 0
     rows = capsys.readouterr().out.splitlines()[1:]

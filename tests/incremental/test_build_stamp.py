@@ -1,6 +1,9 @@
 """The build stamp: a build whose inputs did not change is skipped; any change makes it run."""
 
+import dataclasses
 import json
+
+import pytest
 
 from pipeline.build import build
 from pipeline.content.capture import capture_content
@@ -33,6 +36,16 @@ def test_any_input_change_runs_the_build(make_wiki, tmp_path):
     rebuilt = build(config, workers=1, site=True)
     assert not rebuilt.process.skipped and "a/index.html" in rebuilt.site.written
     assert build(config, workers=1, site=True).process.skipped
+
+
+@pytest.mark.parametrize("option, value", [("site_name", "Other"), ("nav", [{"A": "a.md"}]), ("base_url", "/docs/")])
+def test_a_change_of_any_option_of_the_site_runs_the_build(make_wiki, option, value):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    assert build(config, workers=1, site=True).process.skipped
+    changed = dataclasses.replace(config, **{option: value})
+    assert not build(changed, workers=1, site=True).process.skipped
+    assert build(dataclasses.replace(changed, workers=2, strict=True), workers=1, site=True).process.skipped
 
 
 def test_a_theme_change_runs_the_build(make_wiki, tmp_path):

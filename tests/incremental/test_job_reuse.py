@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from pipeline.build import BuildCache, build
+from pipeline.build import build
+from pipeline.incremental.build_cache import BuildCache
 from pipeline.incremental import code_digest, job_reuse
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.storage.store import open_store

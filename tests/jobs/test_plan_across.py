@@ -93,6 +93,7 @@ def _plain(results: dict) -> dict:
                   for name, value in output.items()} for key, output in results.items()}  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed, pairing", [(0, "paired_with"), (1, "paired_with"), (2, "suffix"), (3, "key")])
 def test_every_plan_lent_across_a_changed_world_is_the_full_plan(make_wiki, tmp_path, seed, pairing):
     draw = random.Random(seed)
@@ -188,3 +189,15 @@ def test_a_world_recorded_before_its_parts_were_selects_everything_once(make_wik
         selected = sorted(calls)
         _assert_full_plan(config, reused, tmp_path)
         assert len(selected) == (6 if title == "Page Three" else 2)  # then only p3 and p2, which links to it
+
+
+def test_an_article_in_a_new_language_selects_every_pairing_again(make_wiki, tmp_path):
+    """Every article's missing translations name the wiki's languages: the first article of a new one reaches all."""
+    files = {"g.md": "---\ntitle: G\n---\nG.\n", "h.md": "---\ntitle: H\n---\nH.\n", "h.es.md": "---\ntitle: H\n---\nH.\n"}
+    config = make_wiki(files, search=False, pairing="suffix")
+    build(config, workers=1)
+    _apply(config, files, {"i.fr.md": "---\ntitle: I\n---\nI.\n"})
+    reused = build(config, workers=1)
+    _assert_full_plan(config, reused, tmp_path)
+    messages = {d.path: d.message for d in reused.process.diagnostics if d.code == "missing-translation"}
+    assert messages["g.md"] == "no translation in es, fr" and messages["h.md"] == "no translation in fr"

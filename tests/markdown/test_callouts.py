@@ -67,6 +67,7 @@ def test_the_passes_see_links_and_headings_of_callouts_at_their_lines():
     assert 'class="callout callout-warning"' in out["html"]["page.md"]["html"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     ["> " * 10_000 + "[!note] deep\n", "".join("> " * depth + "[!note] t\n" for depth in range(1, 2_000)),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
+import pytest
+
 from pipeline.markdown import make_parser
 from pipeline.markdown.code import HIGHLIGHT_BUDGET, marked_lines, split_info, stylesheet
 
@@ -25,6 +27,7 @@ def test_numbered_lines_keep_blank_lines_and_the_copy_text_has_no_numbers():
     assert ">1<" not in html  # the numbers are an attribute CSS draws, not text a copy takes
 
 
+@pytest.mark.slow
 def test_past_the_budget_blocks_are_plain_text():
     block = "```python\n" + "x = 1\n" * (HIGHLIGHT_BUDGET // 6) + "```\n"
     html = make_parser().render(block + "\n" + block, {})

@@ -51,6 +51,7 @@ def test_links_after_a_comment_keep_their_lines_and_columns():
     assert [lines[line - 1][col - 1 :].split("]]")[0] for _, line, col in links] == ["[[One", "[[Two", "[[Three"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
     ["%%" * 100_000, "%%\n" * 100_000, "%% x " * 100_000, "a %%\n" * 100_000, "<!--\n" * 100_000,

@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from conftest import REPO
-from pipeline.build import build, wiki_options
+from pipeline.build import build
+from pipeline.passes.options import wiki_options
 from pipeline.config import Config, load_config
 from pipeline.errors import ConfigError
 from pipeline.markdown import make_parser

@@ -18,6 +18,7 @@ def test_turned_off_it_leaves_the_markers():
     assert make_parser(markdown=setting([{"highlight": False}])).render("==a==\n", {}) == "<p>==a==</p>\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text", ["==" * 100_000 + " a", "==a " * 50_000, "=" * 200_001, "==a ~~b " * 25_000],
     ids=["run", "openers", "odd-run", "mixed"],

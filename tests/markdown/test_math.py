@@ -42,6 +42,7 @@ def test_a_too_long_formula_shows_its_source():
     assert [why for _, why in math_errors(html)] == [f"formula longer than {MAX_FORMULA:,} characters: not rendered"]
 
 
+@pytest.mark.slow
 def test_past_the_budget_formulas_show_their_source_and_only_the_first_is_reported():
     count = FORMULA_BUDGET // 10
     text = "\n\n".join(f"$x_{{{number}}}$" for number in range(count))

@@ -248,6 +248,7 @@ def test_apply_suggestions_skips_a_suggestion_that_no_longer_fits():
     assert mentions.apply_suggestions("Rang and more", [stale]) == "Rang and more"
 
 
+@pytest.mark.slow
 def test_the_real_wiki_gets_applicable_suggestions(pointsav):
     files = {p.relative_to(pointsav).as_posix(): p.read_bytes() for p in sorted(pointsav.rglob("*.md"))[:150]}
     out = mentions_of(files)

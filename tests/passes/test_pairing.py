@@ -27,7 +27,8 @@ def pairing_of(files: dict, **kwargs) -> dict:
 
 
 def codes(output: dict) -> list[tuple[str, int]]:
-    return [(d["code"], d["line"]) for d in output["diagnostics"]]
+    """The problems reported (the `missing-translation` info has tests of its own)."""
+    return [(d["code"], d["line"]) for d in output["diagnostics"] if d["code"] != "missing-translation"]
 
 
 def slices(files: dict, options: dict | None = None, facts: dict | None = None) -> dict[str, str]:
@@ -132,7 +133,7 @@ def test_suffix_pairs_siblings_by_file_name():
         {"path": "g.md", "lang": "en", "url": "g/"}, {"path": "g.es.md", "lang": "es", "url": "es/g/"}
     ]  # fmt: skip
     assert out["g.es.md"]["role"] == "translation" and out["h.es.md"]["role"] is None
-    assert all(o["diagnostics"] == [] for o in out.values())
+    assert all(codes(o) == [] for o in out.values())
 
 
 def test_suffix_siblings_in_one_language_are_reported_on_the_lang_line():
@@ -163,7 +164,7 @@ def test_key_pairs_files_whose_names_differ():
     out = pairing_of(files, options={"pairing": "key"})
     assert out["guide.md"]["translations"] == [{"path": "guia.md", "lang": "es", "url": "es/guia/"}]
     assert out["guia.md"]["role"] == "translation" and out["alone.md"]["translations"] == []
-    assert all(o["diagnostics"] == [] for o in out.values())
+    assert all(codes(o) == [] for o in out.values())
 
 
 def test_key_strategy_uses_the_configured_key_and_reports_same_language_on_its_line():
@@ -263,3 +264,21 @@ def test_a_renamed_counterpart_slug_changes_the_url_it_reads():
     renamed = {**PAIR, "guide.es.md": page(title="Guía", slug="guia", paired_with="guide.md")}
     assert slices(PAIR)["guide.md"] != slices(renamed)["guide.md"]
     assert pairing_of(renamed)["guide.md"]["translations"][0]["url"] == "es/guia/"
+
+
+def test_an_article_without_a_translation_in_a_language_of_the_wiki_gets_a_missing_translation_info():
+    files = {"g.md": page(title="G"), "g.es.md": page(title="G"), "h.md": page(title="H"), "i.fr.md": page(title="I")}
+    out = pairing_of(files, options={"pairing": "suffix"})
+    infos = {path: [(d["severity"], d["message"]) for d in o["diagnostics"]] for path, o in out.items()}
+    assert infos == {
+        "g.md": [("info", "no translation in fr")], "g.es.md": [("info", "no translation in fr")],
+        "h.md": [("info", "no translation in es, fr")], "i.fr.md": [("info", "no translation in en, es")],
+    }  # fmt: skip
+
+
+def test_missing_translations_are_those_of_the_configured_languages():
+    files = {"g.md": page(title="G"), "g.es.md": page(title="G"), "h.fr.md": page(title="H")}
+    out = pairing_of(files, options={"pairing": "suffix", "languages": ["en", "es"]})
+    assert [o["diagnostics"] for o in out.values()] == [[], [], []]  # fr is not a language of the wiki
+    out = pairing_of(files, options={"pairing": "suffix", "languages": ["en", "es", "de"]})
+    assert out["g.md"]["diagnostics"][0]["message"] == "no translation in de"

@@ -56,7 +56,8 @@ def test_the_wiki_is_read_in_place(pointsav: Path, outputs):
 
 def test_pairing_reports_exactly_the_real_problems(outputs):
     by_code = found(outputs, "pairing")
-    assert {code: len(v) for code, v in by_code.items()} == {"missing-pair": 12, "one-way-pair": 9}
+    # missing-translation: the articles with no Spanish counterpart (an info)
+    assert {code: len(v) for code, v in by_code.items()} == {"missing-pair": 12, "one-way-pair": 9, "missing-translation": 39}
     assert by_code["missing-pair"] == [(f"security/{name}.md", 15) for name in SECURITY_WITHOUT_SPANISH]
     assert [path for path, _ in by_code["one-way-pair"]] == ONE_WAY
 

@@ -113,6 +113,14 @@ def test_missing_files_get_the_sites_404_page(server):
     assert b"Page not found" in body and b"data-pipeline-serve" in body
 
 
+def test_a_missing_page_of_a_language_gets_that_language_s_404_page(server, wiki):
+    (wiki.out_dir / "es").mkdir(exist_ok=True)
+    (wiki.out_dir / "es" / "404.html").write_bytes(b"<!doctype html><html lang='es'><body>No encontrada</body></html>")
+    status, _, body = get(server, "/es/no/such/page/")
+    assert status == 404 and b"No encontrada" in body
+    assert b"Page not found" in get(server, "/esx/no/such/")[2] and b"Page not found" in get(server, "/missing")[2]
+
+
 TRAVERSALS = [
     "/../secret.txt", "/site/../../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E/secret.txt", "/..%2fsecret.txt",
     "/%2e%2e%2fsecret.txt", "/assets/..%2f..%2fsecret.txt", "/..%5csecret.txt", "/..\\secret.txt",
@@ -403,6 +411,7 @@ def test_the_watcher_rebuilds_after_a_content_edit(server, wiki, tmp_path):
     assert not watcher.is_alive()
 
 
+@pytest.mark.slow
 def test_the_watcher_follows_the_config_file_and_the_templates(wiki, tmp_path):
     config_file, theme = tmp_path / "wiki.yaml", tmp_path / "theme"
     theme.mkdir()

@@ -6,6 +6,8 @@ import gzip
 import json
 import shutil
 
+import pytest
+
 from pipeline.build import build
 from pipeline.site.bundles import names, prune
 from pipeline.site import BUNDLE
@@ -17,6 +19,7 @@ def files_of(folder) -> list[str]:
     return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
+@pytest.mark.slow
 def test_after_edits_a_bundle_holds_what_indexing_its_pages_afresh_makes(make_wiki):
     config = searching(make_wiki)
     build(config, site=True)

@@ -25,27 +25,13 @@ def test_article_page_shows_everything_a_reader_needs(site):
     backlinks = html[html.index('id="backlinks-title"') :]
     assert '<a href="/beta/">Beta</a>' in backlinks.split("</section>")[0]
     assert '<a href="/category/guides/">Guides &amp; Tutorials</a>' in html
-    assert '<a href="/es/alpha/" hreflang="es" lang="es" rel="alternate">es: Alfa</a>' in html
+    assert '<a href="/es/alpha/" hreflang="es" lang="es" rel="alternate">Español</a>' in html
     head = html[: html.index("</head>")]
     assert '<link rel="alternate" hreflang="es" href="/es/alpha/">' in head
     assert '<link rel="alternate" hreflang="en" href="/alpha/">' in head
     assert '<link rel="alternate" hreflang="x-default" href="/alpha/">' in head
     assert 'class="skip-link" href="#content"' in html and '<main id="content"' in html
     assert "data-pagefind-body" in html
-
-
-def test_provenance_names_the_capture_and_pass_versions(site):
-    config, _ = site
-    import hashlib
-
-    sha = hashlib.sha256(SITE["alpha.md"].encode()).hexdigest()
-    html = read(config.out_dir, "alpha/index.html")
-    footer = html[html.index('class="provenance"') :]
-    assert f'<code title="{sha}">{sha[:12]}</code>' in footer
-    for name in ("metadata", "headings", "pairing", "citations", "wikilinks", "html"):
-        assert re.search(rf"<code>{name}@\d+</code>", footer), name
-    assert re.search(r'Last updated: <time datetime="\d{4}-\d\d-\d\dT', html)
-    assert '<a href="/alpha/history/">History</a>' in html
 
 
 def test_outdated_translation_has_a_banner_pointing_at_its_source(site):
@@ -83,7 +69,7 @@ def test_every_wiki_page_per_language(site):
         assert f'<html lang="{lang}">' in home
         for name in ("all", "categories", "recent", "wanted"):
             assert (out / f"{prefix}special/{name}/index.html").is_file()
-    home = read(out, "index.html")
+    home = read(out, "index.html").split("<main", 1)[1]  # (the navigation tree names categories too)
     assert home.index("Guides &amp; Tutorials") < home.index("Empty One") < home.index(">extras<")
     assert "How to do things." in home
     guides = read(out, "category/guides/index.html")

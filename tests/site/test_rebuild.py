@@ -19,10 +19,11 @@ def test_editing_one_body_rewrites_only_the_pages_that_change(site):
     (config.content_dir / "beta.md").write_text(edited, encoding="utf-8")
     second = build_site(config)
     # Beta's page (body, capture hash, last updated), its history (a new revision), and the English
-    # recent changes, which the English home page also shows. Alpha links to Beta, but nothing it
-    # shows of Beta changed. The sitemap's lastmod is a day, so it changes only across midnight.
+    # recent changes, which the English home page and feed also show. Alpha links to Beta, but nothing it
+    # shows of Beta changed, nor Beta's preview (its first paragraph). The sitemap's lastmod is a day, so it
+    # changes only across midnight.
     expected = {
-        "beta/index.html", "beta/history/index.html", "special/recent/index.html", "index.html",
+        "beta/index.html", "beta/history/index.html", "special/recent/index.html", "index.html", "feed.xml",
     }  # fmt: skip
     assert set(second.site.written) - {"sitemap.xml"} == expected
     after = folder_hashes(config.out_dir)
@@ -53,7 +54,7 @@ def test_a_deleted_article_loses_its_output_and_nothing_else_is_touched(site):
     (config.out_dir / "CNAME").write_text("wiki.example.org\n", encoding="utf-8")  # not ours: must stay
     (config.content_dir / "evil.md").unlink()
     report = build_site(config)
-    assert set(report.site.removed) == {"evil/index.html", "evil/history/index.html"}
+    assert set(report.site.removed) == {"evil/index.html", "evil/history/index.html", "evil/preview.json"}
     assert not (config.out_dir / "evil").exists()
     assert (config.out_dir / "CNAME").read_text(encoding="utf-8") == "wiki.example.org\n"
     recent = read(config.out_dir, "special/recent/index.html")
@@ -141,7 +142,8 @@ def _stopped(config, monkeypatch, after_puts: int | None = None, **options) -> N
             build_site(config, **options)
 
 
-@pytest.mark.parametrize("after_puts", [None, 3])
+# A retitle shows in every page's navigation tree: every page is put again, after the assets and redirects (20: midway).
+@pytest.mark.parametrize("after_puts", [None, 20])
 def test_a_build_stopped_while_writing_leaves_no_stale_page_once_its_edit_is_undone(site, monkeypatch, after_puts):
     config, _ = site
     before = folder_hashes(config.out_dir)
@@ -153,9 +155,11 @@ def test_a_build_stopped_while_writing_leaves_no_stale_page_once_its_edit_is_und
     build_site(config)
     after = folder_hashes(config.out_dir)
     assert not [rel for rel in after if rel.endswith(".html") and "Omega" in read(config.out_dir, rel)]
-    # Only what the undone edit leaves behind differs: Alpha's revisions (its history, the recent changes).
+    # Only what the undone edit leaves behind differs: Alpha's revisions (its history, the recent changes, how far
+    # behind its Spanish translation is).
     assert {rel for rel in after if after[rel] != before.get(rel)} <= {
-        "alpha/index.html", "alpha/history/index.html", "special/recent/index.html", "index.html"}  # fmt: skip
+        "alpha/index.html", "alpha/history/index.html", "special/recent/index.html", "index.html", "feed.xml",
+        "es/special/translations/index.html"}  # fmt: skip
 
 
 def test_the_page_a_stopped_build_made_for_an_article_deleted_since_is_removed(site, monkeypatch):

@@ -17,7 +17,8 @@ import shutil
 
 import pytest
 
-from pipeline.build import BuildCache, build
+from pipeline.build import build
+from pipeline.incremental.build_cache import BuildCache
 from pipeline.config import Config
 from tests.conftest import folder_hashes
 from tests.site.helpers import without_shortcuts

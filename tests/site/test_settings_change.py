@@ -25,6 +25,7 @@ def _assert_clean(config, root) -> None:
     assert folder_hashes(config.out_dir) == folder_hashes(clean.out_dir)
 
 
+@pytest.mark.slow
 def test_alternating_base_urls_give_each_time_the_site_of_a_clean_build(make_wiki, tmp_path):
     config = make_wiki(SITE)
     for number, base_url in enumerate(["/docs/", "/", "docs", "/docs/", "https://example.org/wiki/", "/"]):
@@ -34,6 +35,7 @@ def test_alternating_base_urls_give_each_time_the_site_of_a_clean_build(make_wik
         assert f'href="{expected}assets/wiki.css"' in (config.out_dir / "index.html").read_text(), base_url
 
 
+@pytest.mark.slow
 def test_a_changed_site_name_gives_the_site_of_a_clean_build(make_wiki, tmp_path):
     config = make_wiki(SITE)
     for number, name in enumerate(["First Wiki", "Second & Wiki", "First Wiki"]):

@@ -20,7 +20,8 @@ import importlib
 
 import pytest
 
-from pipeline.build import BuildCache, build
+from pipeline.build import build
+from pipeline.incremental.build_cache import BuildCache
 from pipeline.storage.store import open_store
 from tests.conftest import folder_hashes
 from tests.site.helpers import SITE, site, without_shortcuts  # noqa: F401 (the `site` fixture)
@@ -29,14 +30,14 @@ from tests.site.helpers import SITE, site, without_shortcuts  # noqa: F401 (the 
 STOPS = [
     ("pipeline.content.capture", "_file_capture", 2, "after"),  # inside capture's transaction
     ("pipeline.build", "capture_content", 1, "after"),
-    ("pipeline.build", "plan_round", 1, "after"),
+    ("pipeline.jobs.rounds", "plan_round", 1, "after"),
     ("pipeline.jobs.plan", "_Reused.save", 1, "after"),  # inside the plan's transaction, which is rolled back
-    ("pipeline.build", "plan_round", 2, "after"),
+    ("pipeline.jobs.rounds", "plan_round", 2, "after"),
     ("pipeline.jobs.worker", "Worker.process", 3, "after"),
     ("pipeline.jobs.worker", "enqueue_all", 1, "after"),  # a batch's edit events sent, its jobs not yet done
     ("pipeline.jobs.worker", "finish", 1, "before"),
     ("pipeline.jobs.worker", "finish", 1, "after"),
-    ("pipeline.build", "load_results", 2, "after"),
+    ("pipeline.jobs.rounds", "load_results", 2, "after"),
     ("pipeline.site.publish", "save_summaries", 1, "after"),
     ("pipeline.site.writer", "SiteWriter.put", 4, "after"),
     ("pipeline.site.writer", "SiteWriter.finish", 1, "before"),

@@ -123,3 +123,41 @@ def test_a_journal_that_is_not_text_is_begun_again(tmp_path):
     writer = SiteWriter(out, manifest)
     writer.put("a/index.html", b"one")
     assert writer.finish().written == ["a/index.html"] and not journal_file(manifest).exists()
+
+
+def test_a_copied_file_is_copied_again_only_when_its_bytes_changed_or_it_is_gone(tmp_path):
+    source, out, manifest = tmp_path / "blob", tmp_path / "site", tmp_path / "state" / "manifest.json"
+    source.write_bytes(b"first")
+    writer = SiteWriter(out, manifest)
+    writer.copy("files/a.bin", source, "d1")
+    assert writer.finish().written == ["files/a.bin"]
+    writer = SiteWriter(out, manifest)
+    writer.copy("files/a.bin", source, "d1")  # the same bytes: not copied
+    assert writer.finish().written == [] and (out / "files/a.bin").read_bytes() == b"first"
+    source.write_bytes(b"other")
+    writer = SiteWriter(out, manifest)
+    writer.copy("files/a.bin", source, "d2")
+    assert writer.finish().written == ["files/a.bin"] and (out / "files/a.bin").read_bytes() == b"other"
+    (out / "files/a.bin").unlink()
+    writer = SiteWriter(out, manifest)
+    writer.copy("files/a.bin", source, "d2")  # gone from the output: copied again
+    assert writer.finish().written == ["files/a.bin"]
+
+
+@pytest.mark.slow
+def test_a_big_file_is_copied_in_flat_memory(tmp_path):
+    import os
+    import tracemalloc
+
+    source = tmp_path / "video.mp4"
+    with open(source, "wb") as file:
+        os.truncate(file.fileno(), 300 * 1024 * 1024)  # sparse: 300 MB read back as zeros
+    writer = SiteWriter(tmp_path / "site", tmp_path / "state" / "manifest.json")
+    tracemalloc.start()
+    try:
+        writer.copy("video.mp4", source, "d")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert os.path.getsize(tmp_path / "site" / "video.mp4") == 300 * 1024 * 1024
+    assert peak < 4 * 1024 * 1024

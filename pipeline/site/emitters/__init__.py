@@ -43,8 +43,11 @@ EMITTERS = tuple(Builtin(name, f"pipeline.site.emitters.{name}", optional) for n
     ("articles", False),
     ("history", False),
     ("special_pages", False),
+    ("translation_status", True),
+    ("tags", False),  # inline `#tags` link to its pages
     ("redirects", False),
     ("sitemap", True),
+    ("feeds", True),
     ("robots", True),
     ("search_index", False),  # `search: false` turns the search off
     ("assets", False),

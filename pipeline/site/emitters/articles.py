@@ -1,23 +1,37 @@
-"""Each article's page: its body, contents, references, categories, translations and "What links here"."""
+"""Each article's page: its body, contents, references, categories, translations, "What links here", and its place in
+the navigation (breadcrumbs, previous and next); and beside it, its hover preview (`preview.json`)."""
 
 from __future__ import annotations
 
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.model import ArticlePage
+from pipeline.site.navigation import Tree
 from pipeline.site.render import Planned
 
 
-def article_page(page: ArticlePage) -> Planned:
-    """The page of `page`; in the sitemap unless a draft, listing its translations."""
+def article_page(page: ArticlePage, tree: Tree) -> Planned:
+    """The page of `page`; in the sitemap unless a draft, listing its translations; its place in `tree` (its
+    language's): breadcrumbs, previous and next pages."""
     key = ("article", min([page.path, *page.pair_paths]))
-    planned = Planned(page.url, page.lang, "article.html", page.title, {"page": page}, key, not page.draft, page.updated)
+    previous, following = tree.neighbours(page.url)
+    context = {"page": page, "breadcrumbs": tree.trail(page), "previous_page": previous, "next_page": following}
+    planned = Planned(page.url, page.lang, "article.html", page.title, context, key, not page.draft, page.updated)
     planned.alternates = [(page.lang, page.url)] + [(t.lang, t.url) for t in page.translations]
     return planned
 
 
+def preview(page: ArticlePage) -> Planned:
+    """`preview.json` beside the page: its title, short description and first paragraph, which a link's hover
+    preview shows (`assets/preview.js`). Planned before the page: the page's render reuses the body it read."""
+    context = {"page": page}
+    return Planned(page.url, page.lang, "preview.json", page.title, context, ("preview", page.path), False,
+                   file=f"{page.url}preview.json")  # fmt: skip
+
+
 def emit(site, out) -> None:
     for page in site.model.articles:
-        out.page(article_page(page))
+        out.page(preview(page))
+        out.page(article_page(page, site.navigation[page.lang]))
 
 
 def emit_changed(site, changes, out) -> None:
@@ -25,7 +39,8 @@ def emit_changed(site, changes, out) -> None:
     renders those of the changed articles only)."""
     for page in site.model.articles:
         if changes.every_page or page.path in changes.articles:
-            out.page(article_page(page))
+            out.page(preview(page))
+            out.page(article_page(page, site.navigation[page.lang]))
 
 
 EMITTER = Emitter("articles", emit, emit_changed)

@@ -1,21 +1,31 @@
-"""`404.html`: the page a host shows for an address the site does not have, in the default language."""
+"""The page a host shows for an address the site does not have: `404.html` in the default language, and one in
+each other language's folder (`es/404.html`), for hosts that serve the nearest one (content/navigation-and-theme.md)."""
 
 from __future__ import annotations
 
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.render import Planned
 from pipeline.site.theme import strings
+from pipeline.urls import home_url, lang_prefix, special_url
+
+
+def not_found_file(lang: str, default: str) -> str:
+    """`404.html` for the default language, `<lang>/404.html` for another."""
+    return f"{lang_prefix(lang, default)}404.html"
 
 
 def emit(site, out) -> None:
     default = site.model.default_language
-    page = Planned("404.html", default, "404.html", strings(default)["not_found"], {}, ("404",), sitemap=False)
-    out.put("404.html", out.render_page(page))
+    for lang in site.model.languages:
+        rel = not_found_file(lang, default)
+        title = strings(lang, site.settings.ui_strings)["not_found"]
+        context = {"home": home_url(lang, default), "all_pages": special_url("all", lang, default)}
+        out.put(rel, out.render_page(Planned(rel, lang, "404.html", title, context, ("404",), sitemap=False)))
 
 
 def emit_changed(site, changes, out) -> None:
-    """The page shows only the navigation and settings, which an edit does not change; it is rendered again
-    when every page is planned, which counts it with them."""
+    """The pages show only the navigation and settings, which an edit does not change; they are rendered again
+    when every page is planned, which counts them with them."""
     if changes.every_page:
         emit(site, out)
 

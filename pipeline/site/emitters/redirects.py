@@ -11,7 +11,8 @@ from pipeline.site.theme import strings
 def emit(site, out) -> None:
     taken = {page.url for page in out.pages}
     for redirect in wiki_pages.redirects(site.model, taken):
-        html = out.render("redirect.html", target=redirect.target, lang=redirect.lang, t=strings(redirect.lang))
+        t = strings(redirect.lang, site.settings.ui_strings)
+        html = out.render("redirect.html", target=redirect.target, lang=redirect.lang, t=t)
         out.put(page_file(redirect.source), html)
 
 

@@ -32,7 +32,7 @@ def language_pages(site, kinds: tuple[str, ...] | None = None) -> list[Planned]:
     planned = []
     homes = {page.url for page in model.articles}
     for lang in model.languages:
-        t = strings(lang)
+        t = strings(lang, site.settings.ui_strings)
         if home_url(lang, default) not in homes and chosen("home"):  # a language's `index.md` is its home page
             context = {"categories": categories[lang], "recent": recent[lang][:10]}
             planned.append(Planned(home_url(lang, default), lang, "home.html", t["home"], context, ("home",)))

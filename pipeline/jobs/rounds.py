@@ -1,0 +1,113 @@
+"""Every round of a build's passes: planned (`plan.py`), drained by the workers (`worker.py`), its results
+handed to the next round.
+
+Passes run in rounds: a round's jobs can only be fingerprinted once the
+results of the passes it needs exist, so each round is planned, worked, and
+its results read before the next is planned.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from pipeline.config import Config
+from pipeline.content.article import Article
+from pipeline.content.attachments import attachment_hashes
+from pipeline.content.capture import current_capture_ids, load_articles
+from pipeline.content.facts import Facts
+from pipeline.diagnostics import Diagnostic
+from pipeline.incremental.job_reuse import Digests, read_results
+from pipeline.jobs.context import BuildContext
+from pipeline.jobs.plan import failed_jobs, load_results, plan_round
+from pipeline.jobs.worker import WorkerReport, run_plan
+from pipeline.passes.base import Wiki
+from pipeline.passes.contract import PassSpec
+from pipeline.passes.options import wiki_options
+from pipeline.passes.registry import rounds
+from pipeline.runtime.libc import give_back_memory
+from pipeline.storage.results import ResultFacts
+
+
+@dataclass
+class ProcessReport:
+    """Jobs planned and run over all rounds, and the results of the current captures."""
+
+    created_jobs: list[tuple[str, str]] = field(default_factory=list)  # (path, pass name) of new jobs
+    reused: int = 0
+    work: WorkerReport = field(default_factory=WorkerReport)
+    wiki: Wiki | None = None
+    problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
+    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
+    notices: list[tuple[str, str, str]] = field(default_factory=list)  # files the capture left out or renamed
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # the info ones too, unless asked for none
+    unlisted_info: int = 0  # info diagnostics counted but not listed (a build asked for none: `info=False`)
+    skipped: bool = False  # nothing the build reads had changed since the last complete one
+
+
+def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec]) -> int:
+    """Create the jobs of the first round (passes that read only their capture); return how many."""
+    articles = load_articles(conn, current_capture_ids(conn))
+    wiki = Wiki(options=wiki_options(config, specs, [article.path for article in articles]), articles=articles,
+                attachments=attachment_hashes(conn))  # fmt: skip
+    first = rounds(specs)[0]
+    return len(plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created)
+
+
+def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] | None = None) -> ProcessReport:
+    """Plan and drain every round for the current captures (with the context's cache, reading only what it lacks;
+    with its helper worker, the small rounds worked in the build's helper process; `read`: articles read ahead,
+    by capture id)."""
+    conn, config, specs, workers, progress = context.conn, context.config, context.specs, context.workers, context.progress
+    report = ProcessReport()
+    known = context.cache.open(conn) if context.cache is not None else None
+    # Selects read few texts: they are left in the store.
+    ahead = known.articles if known is not None else read
+    articles = load_articles(conn, gathered.capture_ids, text=False, known=ahead)
+    options = wiki_options(config, specs, [article.path for article in articles])
+    wiki = Wiki(options=options, articles=articles, data=gathered.data, facts=gathered.facts,
+                attachments=attachment_hashes(conn))  # fmt: skip
+    report.problems = gathered.problems
+    digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
+    paths = {article.capture_id: article.path for article in articles}
+    used: set[int] = set()
+    # Results known by job id: the memos' (read with them) and, in a long-lived process, the last builds'.
+    facts: ResultFacts = known.facts if known is not None else {}
+    texts: dict[int, str] = known.texts if known is not None else {}
+    waiting = lambda held: progress.stage(f"waiting for {held} jobs another process holds")  # noqa: E731
+    planned_rounds = rounds(specs)
+    for number, round_specs in enumerate(planned_rounds, start=1):
+        plan = plan_round(
+            conn, round_specs, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time(), workers=workers,
+            digests=digests, cache=known and known.plans, results=facts,
+        )  # fmt: skip
+        wiki.forget()  # the indexes selects built for this round: tens of MB no later round reads
+        # Small rounds are not worth the start-up of worker processes.
+        count = workers if len(plan.created) > 200 else 1
+        if known is None:  # a command line's build: what no later select reads need not stay (pages read theirs)
+            release_outputs(wiki, planned_rounds[number:])
+            if count > 1:  # the workers forked next start from this process's pages; else they are used again
+                give_back_memory()  # (given back after an edit's rounds instead, the workers fault far more pages in)
+        report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
+        report.reused += plan.reused
+        progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
+        used.update(plan.job_ids())  # the build's jobs so far: the earlier rounds' have all ended
+        report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting, helper_worker=context.helper_worker))
+        progress.advance(len(plan.created))
+        lazy = {spec.name: spec.lazy_fields for spec in round_specs}
+        wiki.results.update(load_results(conn, plan, digests, lazy, facts, texts))
+        report.failures += failed_jobs(conn, plan)
+    report.wiki = wiki
+    if known is not None:
+        known.keep(articles, used)
+    return report
+
+
+def release_outputs(wiki: Wiki, later_rounds: list[list[PassSpec]]) -> None:
+    """Let go of the outputs selects read, but those the passes of `later_rounds` need: after a
+    cold build's last plan, a lot of JSON, mostly mentions and links outputs no page shows."""
+    needed = {name for specs in later_rounds for spec in specs for name in spec.needs}
+    for name, outputs in wiki.results.items():  # a build's are all StoredOutputs (`load_results`)
+        if name not in needed:
+            outputs.release()

@@ -1,0 +1,197 @@
+"""The wiki's navigation per language, as pure functions of the model: the tree of sections and pages, and each
+page's place in it (its breadcrumbs, its previous and next pages within its section).
+
+The tree comes from, first to last: `nav:` in wiki.yaml (MkDocs' shape: a path, `title: path`, `title: URL` or
+`title: [items]`; each language shows the translations of the pages named, and leaves out the pages not
+named), else the folders of the articles' URLs (a folder's `_index.md` or `index.md` is its section's page),
+else the categories (in categories.yaml's order; a page in two is in both), else the pages alone. Pages not in
+a folder or category sit at the top. Siblings are ordered by `weight:` (or `order:`) frontmatter, then title; a
+folder by its page's weight, else the `order` categories.yaml gives the category of the same id.
+The language's home page is not in the tree: the site name and "Main page" lead there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from pipeline.site.model import ArticlePage, Link, Model
+from pipeline.urls import home_url, lang_prefix, leaves_site
+
+
+@dataclass(eq=False)  # compared by identity: a tree holds each section once
+class Node:
+    """A section (`children`, its page's `url` or None) or a page (an article's URL, or a URL leaving the site)."""
+
+    title: str
+    url: str | None
+    section: bool = False
+    children: list[Node] = field(default_factory=list)
+    count: int = 0  # a section's pages, below it at any depth
+    article: bool = True  # its URL is an article's page (a category's section: the category's page)
+
+
+@dataclass
+class Place:
+    """Where a page sits: the sections above it (outermost first) and the pages of its section, in order."""
+
+    sections: tuple[Node, ...]
+    pages: list[Link]
+
+
+@dataclass
+class Tree:
+    """One language's navigation: its top-level nodes, and each page's places (the first is its own)."""
+
+    lang: str
+    home: str  # the language's home page URL
+    nodes: list[Node]
+    places: dict[str, list[Place]]  # page URL -> every place it has (a page in two categories has two)
+    pages: int = 0  # pages in the tree, at any depth (a page in two categories counted twice)
+    problems: list[str] = field(default_factory=list)  # `nav:` entries naming no article
+
+    def trail(self, page: ArticlePage) -> list[Link]:
+        """The breadcrumbs of `page`: its language's home, the sections above it (a section without a page has
+        no URL) and the page itself."""
+        home = Link("", self.home, self.lang)
+        found = self.places.get(page.url)
+        above = [node for node in found[0].sections if node.url != page.url] if found else []
+        return [home, *(Link(node.title, node.url or "", self.lang) for node in above), Link(page.title, page.url, self.lang)]
+
+    def neighbours(self, url: str) -> tuple[Link | None, Link | None]:
+        """The pages before and after the page at `url` within its (first) section."""
+        found = self.places.get(url)
+        if not found:
+            return None, None
+        pages = found[0].pages
+        at = next(i for i, link in enumerate(pages) if link.url == url)
+        return (pages[at - 1] if at > 0 else None), (pages[at + 1] if at + 1 < len(pages) else None)
+
+
+def trees(model: Model, nav: list, categories: dict[str, list]) -> dict[str, Tree]:
+    """lang -> its tree. `nav`: wiki.yaml's (validated by config.py); `categories`: `pages.categories(model)`."""
+    result = {}
+    for lang in model.languages:
+        home = home_url(lang, model.default_language)
+        pages = [page for page in model.articles if page.lang == lang and page.url != home]
+        problems: list[str] = []
+        if nav:
+            nodes = _named(nav, lang, model, problems)
+        elif any(_folders(page, lang, model.default_language) for page in pages):
+            nodes = _folder_tree(pages, lang, model, categories.get(lang, []))
+        else:
+            nodes = _category_tree(pages, model.weights, categories.get(lang, []))
+        places: dict[str, list[Place]] = {}
+        total = _place(nodes, (), None, places)
+        result[lang] = Tree(lang, home, nodes, places, total, problems)
+    return result
+
+
+def _place(nodes: list[Node], above: tuple[Node, ...], section: Node | None, places: dict) -> int:
+    """Record the place of every page below `nodes` (children of `section`); return how many pages."""
+    own = [Link(section.title, section.url)] if section is not None and section.url and section.article else []
+    pages = own + [Link(node.title, node.url) for node in nodes if not node.section and not leaves_site(node.url)]
+    count = 0
+    for link in pages:
+        places.setdefault(link.url, []).append(Place(above, pages))
+    for node in nodes:
+        if node.section:
+            node.count = _place(node.children, (*above, node), node, places) + (1 if node.url and node.article else 0)
+            count += node.count
+        else:
+            count += 1
+    return count
+
+
+def _order(weight: float | None, title: str) -> tuple:
+    return (math.inf if weight is None else weight, title.casefold())
+
+
+def _folders(page: ArticlePage, lang: str, default: str) -> list[str]:
+    """The folders of a page's URL, below its language's: `es/guides/setup/` -> ['guides']."""
+    rel = page.url[len(lang_prefix(lang, default)) :]
+    return rel.strip("/").split("/")[:-1] if rel else []
+
+
+def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: list) -> list[Node]:
+    """Sections from the folders of the pages' URLs; a page at a folder's URL is that folder's page."""
+    prefix = lang_prefix(lang, model.default_language)
+    declared = {category.id: category for category in categories if category.declared}
+    sections: dict[str, Node] = {}  # folder URL below the language ('a/b/') -> its section
+    keys: dict[int, tuple] = {}  # id of a node -> its order among its siblings
+    for page in pages:
+        folder = ""
+        for name in _folders(page, lang, model.default_language):
+            folder += f"{name}/"
+            if folder not in sections:
+                category = declared.get(name)
+                sections[folder] = Node(category.name if category else _folder_title(name), None, True)
+                keys[id(sections[folder])] = _order(category.order if category else None, sections[folder].title)
+    root: list[Node] = []
+    for page in pages:
+        rel = page.url[len(prefix) :]
+        section = sections.get(rel)
+        weight = model.weights.get(page.path)
+        if section is not None:  # the folder's own page: its title and weight are the section's
+            section.url, section.title = page.url, page.title
+            if weight is not None or id(section) not in keys or keys[id(section)][0] == math.inf:
+                keys[id(section)] = _order(weight, page.title)
+            continue
+        node = Node(page.title, page.url)
+        keys[id(node)] = _order(weight, page.title)
+        parent = rel.rstrip("/").rpartition("/")[0]
+        (sections[f"{parent}/"].children if parent else root).append(node)
+    for folder, section in sections.items():
+        parent = folder.rstrip("/").rpartition("/")[0]
+        (sections[f"{parent}/"].children if parent else root).append(section)
+    for nodes in (root, *(section.children for section in sections.values())):
+        nodes.sort(key=lambda node: keys[id(node)])
+    return root
+
+
+def _folder_title(name: str) -> str:
+    """`how-to` -> `How to`: a folder without a page is named by its URL segment."""
+    words = name.replace("-", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else name
+
+
+def _category_tree(pages: list[ArticlePage], weights: dict[str, float], categories: list) -> list[Node]:
+    """A section for each category with pages (in their order), its pages by weight then title; the pages in no
+    category after them."""
+    by_url = {page.url: page for page in pages}
+    ordered = lambda links: sorted(links, key=lambda link: _order(weights.get(by_url[link.url].path), link.title))  # noqa: E731
+    nodes = []
+    for category in categories:
+        members = [link for link in category.members if link.url in by_url]
+        if members:
+            children = [Node(link.title, link.url) for link in ordered(members)]
+            nodes.append(Node(category.name, category.url, True, children, article=False))
+    alone = [Link(page.title, page.url) for page in pages if not page.categories]
+    return nodes + [Node(link.title, link.url) for link in ordered(alone)]
+
+
+def _named(items: Iterable, lang: str, model: Model, problems: list[str]) -> list[Node]:
+    """The nodes of `nav:` items for `lang`: each page named by its path, shown as its translation in `lang` (left out
+    when it has none); a title given names the page in the language of the file named only."""
+    by_path = model.by_path()
+    nodes = []
+    for item in items:
+        title, value = next(iter(item.items())) if isinstance(item, dict) else (None, item)
+        if isinstance(value, list):
+            children = _named(value, lang, model, problems)
+            if children:
+                nodes.append(Node(str(title), None, True, children))
+        elif leaves_site(value, ("http", "https")):
+            nodes.append(Node(str(title or value), value))
+        else:
+            path = value.strip().lstrip("/").removeprefix("./")
+            page = by_path.get(path)
+            if page is None:
+                problems.append(f"wiki.yaml: nav: no article at {value!r}")
+                continue
+            shown = page if page.lang == lang else next((t for t in page.translations if t.lang == lang), None)
+            if shown is not None:
+                nodes.append(Node(str(title) if title and shown is page else shown.title, shown.url))
+    return nodes
+

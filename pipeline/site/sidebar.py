@@ -1,0 +1,108 @@
+"""The navigation of one language as HTML: made once per build, marked for each page by joining parts made once.
+
+The header and links (the theme's `nav.html`) are rendered once with a slot for the tree. Each section's closed
+HTML is made once; a page's tree is those parts joined, but along its own branch, whose sections are
+open (`<details open>`) and whose link to the page itself is `aria-current="page"`: the work per page is
+the length of its branch, not the size of the wiki. A tree of up to FULL_TREE pages lists every page in every
+section (as MkDocs does); a bigger one lists the pages of the open branch only, at most WINDOW of a section
+around the page, each closed section linking to its page (else the language's list of all pages).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import orjson
+from markupsafe import Markup, escape
+
+from pipeline.site.navigation import Node, Tree
+from pipeline.urls import href
+
+FULL_TREE = 400
+WINDOW = 30
+SLOT = "<!--nav-tree-->"
+
+
+class LanguageNav:
+    """One language's navigation, as each page shows it (`for_page`)."""
+
+    def __init__(self, html: str, tree: Tree, base_url: str, labels: dict[str, str]) -> None:
+        self.html, self.tree, self.base, self.labels = html, tree, base_url, labels
+        self.full = tree.pages <= FULL_TREE
+        self.closed: dict[int, str] = {}  # id of a section -> its closed HTML
+        self.items: dict[int, str] = {}  # id of a page node -> its <li>
+        for node in _walk(tree.nodes):
+            self.items[id(node)] = self._item(node)
+        sections = list(_walk(tree.nodes, sections=True))
+        for node in sections:  # a section's page, first in its list
+            self.items[id(node)] = self._item(node) if node.url else ""
+        for node in reversed(sections):  # inner sections first: outer ones hold them
+            self.closed[id(node)] = self._section(node, self._children(node, None, None), False)
+        self.digest = hashlib.sha256(html.encode() + _shape(tree.nodes)).hexdigest()
+
+    def for_page(self, url: str) -> Markup:
+        """The navigation with the tree as the page at `url` shows it."""
+        found = self.tree.places.get(url)
+        branch = {id(node) for place in found for node in place.sections} if found else set()
+        tree = f'<ul class="nav-tree">{self._level(self.tree.nodes, branch, url)}</ul>'
+        return Markup(self.html.replace(SLOT, tree, 1))
+
+    def _level(self, nodes: list[Node], branch: set[int], url: str | None) -> str:
+        parts = []
+        for node in nodes:
+            if not node.section:
+                item = self.items[id(node)]
+                parts.append(_current(item) if node.url == url else item)
+            elif id(node) in branch:
+                parts.append(self._section(node, self._children(node, branch, url), True, url))
+            else:
+                parts.append(self.closed[id(node)])
+        return "".join(parts)
+
+    def _children(self, section: Node, branch: set[int] | None, url: str | None) -> str:
+        """A section's list: its page first, then its nodes (a window of them around `url` in a big tree)."""
+        if branch is None and not self.full:  # closed, in a big tree: its sections, and a link for its pages
+            return "".join(self.closed[id(node)] for node in section.children if node.section) + self._more(section)
+        nodes = section.children
+        if not self.full and len(nodes) > WINDOW:
+            at = next((i for i, node in enumerate(nodes) if node.url == url), 0)
+            start = max(0, min(at - WINDOW // 2, len(nodes) - WINDOW))
+            nodes = nodes[start : start + WINDOW]
+        inner = self._level(nodes, branch or set(), url)
+        return inner + self._more(section) if len(nodes) < len(section.children) else inner
+
+    def _more(self, section: Node) -> str:
+        """A link to every page of a section the tree does not list: its page, else the list of all pages."""
+        target = escape(href(section.url or self.labels["all_url"], self.base))
+        return f'<li class="nav-more"><a href="{target}">{escape(self.labels["section_pages"])} ({section.count})</a></li>'
+
+    def _section(self, node: Node, inner: str, opened: bool, url: str | None = None) -> str:
+        own = self.items[id(node)]
+        own = _current(own) if node.url and node.url == url else own
+        state = " open" if opened else ""
+        return (f'<li class="nav-section"><details{state}><summary>{escape(node.title)}</summary>'
+                f"<ul>{own}{inner}</ul></details></li>")  # fmt: skip
+
+    def _item(self, node: Node) -> str:
+        return f'<li><a href="{escape(href(node.url or "", self.base))}">{escape(node.title)}</a></li>'
+
+
+def _current(item: str) -> str:
+    return item.replace("<a ", '<a aria-current="page" ', 1)
+
+
+def _walk(nodes: list[Node], sections: bool = False):
+    """Every node below `nodes`, outer first: the pages, or (`sections`) the sections."""
+    for node in nodes:
+        if node.section:
+            if sections:
+                yield node
+            yield from _walk(node.children, sections)
+        elif not sections:
+            yield node
+
+
+def _shape(nodes: list[Node]) -> bytes:
+    """The tree as bytes: every title, URL and place (what a page's tree and neighbours are made of)."""
+    plain = lambda items: [(n.title, n.url, n.section, plain(n.children)) for n in items]  # noqa: E731
+    return orjson.dumps(plain(nodes))

@@ -1,0 +1,149 @@
+"""The navigation: the tree of each language (folders, categories, `nav:`; weight, then title), the current page's
+branch open, breadcrumbs, previous/next within a section, and which pages an edit renders again."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pipeline.config import load_config
+from pipeline.errors import ConfigError
+from pipeline.site import navigation, sidebar
+from pipeline.site.navigation import Node, Tree
+from tests.site.helpers import build_site, read
+
+FOLDERS = {
+    "guides/_index.md": "---\ntitle: Guides\nweight: 2\n---\n\nAll the guides.\n",
+    "guides/bravo.md": "---\ntitle: Bravo\n---\n\nB.\n",
+    "guides/zulu.md": "---\ntitle: Zulu\nweight: 1\n---\n\nZ.\n",
+    "guides/deep/inner.md": "---\ntitle: Inner\n---\n\nI.\n",
+    "ref/xray.md": "---\ntitle: X-ray\n---\n\nX.\n",
+    "top.md": "---\ntitle: Top\n---\n\nT.\n",
+}
+
+
+def tree_of(html: str) -> str:
+    return re.search(r'<ul class="nav-tree">.*?</nav>', html, re.S)[0]
+
+
+def titles(html: str) -> list[str]:
+    """The tree's sections and pages, in order (`[Section]`)."""
+    found = re.findall(r"<summary>([^<]*)</summary>|<a [^>]*>([^<]*)</a>", tree_of(html))
+    return [f"[{section}]" if section else page for section, page in found]
+
+
+def test_folders_make_sections_ordered_by_weight_then_title(make_wiki):
+    config = make_wiki(FOLDERS)
+    build_site(config)
+    html = read(config.out_dir, "top/index.html")
+    # Guides (its page's weight 2) first; Ref (a folder without a page: its name) and Top by title. Within
+    # Guides: its own page, Zulu (weight 1), then the subfolder and Bravo by title.
+    assert titles(html) == ["[Guides]", "Guides", "Zulu", "Bravo", "[Deep]", "Inner", "[Ref]", "X-ray", "Top"]
+
+
+def test_categories_make_sections_in_the_order_categories_yaml_gives(make_wiki):
+    config = make_wiki({
+        "categories.yaml": "categories:\n  - id: later\n    name: Later\n    order: 2\n  - id: first\n    name: First\n    order: 1\n",
+        "a.md": "---\ntitle: Apple\ncategory: later\n---\n\nA.\n",
+        "b.md": "---\ntitle: Banana\ncategory: first\norder: 5\n---\n\nB.\n",
+        "c.md": "---\ntitle: Cherry\ncategory: first\norder: 1\n---\n\nC.\n",
+        "d.md": "---\ntitle: Date\n---\n\nD.\n",
+    })  # fmt: skip
+    build_site(config)
+    html = read(config.out_dir, "d/index.html")
+    assert titles(html) == ["[First]", "First", "Cherry", "Banana", "[Later]", "Later", "Apple", "Date"]
+    cherry = read(config.out_dir, "c/index.html")  # the category page is the section's, not a neighbour
+    assert 'rel="prev"' not in cherry and re.search(r'rel="next"><span>Next</span> Banana', cherry)
+
+
+def test_the_current_page_is_marked_and_only_its_branch_is_open(make_wiki):
+    config = make_wiki(FOLDERS)
+    build_site(config)
+    tree = tree_of(read(config.out_dir, "guides/deep/inner/index.html"))
+    assert tree.count("<details open>") == 2  # Guides and Deep, nothing else
+    assert "<details open><summary>Guides</summary>" in tree and "<details open><summary>Deep</summary>" in tree
+    assert "<details><summary>Ref</summary>" in tree
+    assert re.findall(r'<a aria-current="page" href="([^"]+)"', tree) == ["/guides/deep/inner/"]
+    top = tree_of(read(config.out_dir, "top/index.html"))
+    assert "<details open>" not in top and 'aria-current="page" href="/top/"' in top
+
+
+def test_breadcrumbs_lead_from_the_home_page_through_the_sections(make_wiki):
+    config = make_wiki(FOLDERS)
+    build_site(config)
+    html = read(config.out_dir, "guides/deep/inner/index.html")
+    crumbs = re.search(r'<nav class="breadcrumbs".*?</nav>', html, re.S)[0]
+    # Deep has no page of its own: named, not linked.
+    assert re.findall(r"<li>(.*?)</li>", crumbs) == [
+        '<a href="/">Main page</a>', '<a href="/guides/">Guides</a>', "Deep", '<span aria-current="page">Inner</span>']
+
+
+def test_previous_and_next_stay_within_the_section_in_the_trees_order(make_wiki):
+    config = make_wiki(FOLDERS)
+    build_site(config)
+    zulu = read(config.out_dir, "guides/zulu/index.html")
+    assert 'href="/guides/" rel="prev"><span>Previous</span> Guides' in zulu
+    assert 'href="/guides/bravo/" rel="next"><span>Next</span> Bravo' in zulu
+    assert 'class="pager"' not in read(config.out_dir, "guides/deep/inner/index.html")  # alone in its section
+
+
+def test_nav_in_wiki_yaml_makes_the_tree_and_each_language_shows_its_translations(make_wiki, tmp_path):
+    files = {
+        "a.md": "---\ntitle: Alpha\npaired_with: a.es.md\n---\n\nA.\n",
+        "a.es.md": "---\ntitle: Alfa\npaired_with: a.md\n---\n\nA.\n",
+        "b.md": "---\ntitle: Beta\n---\n\nB.\n",
+        "c.md": "---\ntitle: Gamma\n---\n\nLeft out of nav.\n",
+    }
+    (tmp_path / "wiki.yaml").write_text(
+        "nav:\n  - Start here: b.md\n  - Topics:\n      - a.md\n      - missing.md\n  - Project: https://example.org/\n",
+        encoding="utf-8")  # fmt: skip
+    nav = load_config(tmp_path / "wiki.yaml").nav
+    config = make_wiki(files, nav=nav, languages=["en", "es"])
+    report = build_site(config)
+    assert titles(read(config.out_dir, "c/index.html")) == ["Start here", "[Topics]", "Alpha", "Project"]
+    assert titles(read(config.out_dir, "es/a/index.html")) == ["[Topics]", "Alfa", "Project"]
+    assert "wiki.yaml: nav: no article at 'missing.md'" in report.site.warnings
+
+
+@pytest.mark.parametrize("nav", [
+    "nav: [{Guides: [{a: 1}]}]", "nav: [3]", "nav: [{A: b.md, C: d.md}]", "nav: ['']",
+])  # fmt: skip
+def test_a_nav_of_the_wrong_shape_is_refused_in_one_line(tmp_path, nav):
+    (tmp_path / "wiki.yaml").write_text(nav + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"wiki.yaml: nav.*: item 1: ") as raised:
+        load_config(tmp_path / "wiki.yaml")
+    assert "\n" not in str(raised.value)
+
+
+def test_a_body_edit_renders_that_page_only_and_a_retitle_every_pages_tree(make_wiki):
+    config = make_wiki(FOLDERS)
+    build_site(config)
+    zulu = config.content_dir / "guides" / "zulu.md"
+    zulu.write_text(FOLDERS["guides/zulu.md"] + "\nMore.\n", encoding="utf-8")
+    edited = build_site(config)
+    assert {rel for rel in edited.site.written if rel.endswith(".html")} <= {
+        "guides/zulu/index.html", "guides/zulu/history/index.html", "special/recent/index.html", "index.html"}
+    zulu.write_text(FOLDERS["guides/zulu.md"].replace("Zulu", "Alpha"), encoding="utf-8")
+    retitled = build_site(config)
+    assert "ref/xray/index.html" in retitled.site.written
+    assert titles(read(config.out_dir, "ref/xray/index.html"))[:3] == ["[Guides]", "Guides", "Alpha"]
+    zulu.write_text(FOLDERS["guides/zulu.md"].replace("weight: 1\n", ""), encoding="utf-8")
+    build_site(config)  # without its weight it goes by its title, in every page's tree
+    assert titles(read(config.out_dir, "top/index.html"))[:5] == ["[Guides]", "Guides", "Bravo", "[Deep]", "Inner"]
+
+
+def test_a_big_tree_lists_the_open_branch_only_around_the_page(monkeypatch):
+    monkeypatch.setattr(sidebar, "FULL_TREE", 10)
+    pages = [Node(f"Page {n}", f"s/p{n}/") for n in range(100)]
+    nodes = [Node("Big", "s/", True, pages), Node("Other", None, True, [Node("Lone", "o/lone/")])]
+    places: dict = {}
+    total = navigation._place(nodes, (), None, places)
+    shown = sidebar.LanguageNav("<nav><!--nav-tree--></nav>", Tree("en", "", nodes, places, total), "/",
+                                {"all_url": "special/all/", "section_pages": "All"})  # fmt: skip
+    html = str(shown.for_page("s/p50/"))
+    listed = re.findall(r'href="/s/p(\d+)/"', html)
+    assert len(listed) == sidebar.WINDOW and "50" in listed and "0" not in listed
+    assert '<a aria-current="page" href="/s/p50/">' in html
+    assert '<a href="/s/">All (101)</a>' in html  # the section's page, and every page below it
+    assert "Lone" not in html and '<a href="/special/all/">All (1)</a>' in html  # closed: a link for its pages

@@ -1,0 +1,50 @@
+"""Each language's translation status page: the articles it lacks, its outdated translations and how far behind
+they are, and those up to date; kept current by edit builds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pipeline.build import build
+from tests.conftest import folder_hashes
+from tests.site.helpers import build_site, read, without_shortcuts
+
+FILES = {
+    "a.md": "---\ntitle: Apple\n---\n\nA.\n", "a.es.md": "---\ntitle: Manzana\n---\n\nA.\n",
+    "b.md": "---\ntitle: Banana\n---\n\nB.\n", "b.es.md": "---\ntitle: Plátano\n---\n\nB.\n",
+    "c.md": "---\ntitle: Cherry <b>\n---\n\nC.\n", "d.es.md": "---\ntitle: Dátil\n---\n\nD.\n",
+}  # fmt: skip
+
+
+def _sections(page: str) -> dict[str, str]:
+    """The status page's three lists, by their heading's id."""
+    main = page.split("<main", 1)[1]
+    parts = main.split('<h2 id="')[1:]
+    return {part.split('"', 1)[0]: part for part in parts}
+
+
+def test_each_language_lists_what_it_lacks_what_is_outdated_and_what_is_up_to_date(make_wiki, tmp_path):
+    config = make_wiki(FILES, pairing="suffix")
+    build_site(config)
+    for number in (1, 2):  # the source changes twice after its translation
+        (config.content_dir / "b.md").write_text(f"---\ntitle: Banana\n---\n\nB, edit {number}.\n")
+        build_site(config)
+    spanish = _sections(read(config.out_dir, "es/special/translations/index.html"))
+    assert 'href="/es/b/">Plátano</a>' in spanish["outdated"] and 'href="/b/" hreflang="en">Banana</a>' in spanish["outdated"]
+    assert "<td>2 cambios, 0 días</td>" in spanish["outdated"]
+    assert "Cherry &lt;b&gt;" in spanish["missing"] and "Dátil" not in spanish["missing"]
+    assert "Manzana" in spanish["current"] and "Plátano" not in spanish["current"]
+    english = _sections(read(config.out_dir, "special/translations/index.html"))
+    assert "Dátil" in english["missing"] and "(0)" in english["outdated"]
+    assert "Apple" in english["current"] and "Banana" in english["current"] and "Cherry" not in english["current"]
+    full = dataclasses.replace(without_shortcuts(config, tmp_path / "check"), search=False)
+    build(full, workers=1, site=True, reuse=False)
+    assert folder_hashes(config.out_dir) == folder_hashes(full.out_dir)
+
+
+def test_an_edit_of_an_article_in_no_pair_leaves_the_status_pages_alone(make_wiki):
+    config = make_wiki(FILES, pairing="suffix")
+    build_site(config)
+    (config.content_dir / "c.md").write_text("---\ntitle: Cherry <b>\n---\n\nC, edited.\n")
+    written = build_site(config).site.written
+    assert "c/index.html" in written and not any("translations" in rel for rel in written)
