@@ -107,12 +107,18 @@ def highlight(code: str, language: str, env: dict) -> str | None:
 @functools.lru_cache(maxsize=256)
 def _lexer(name: str):
     from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
 
-    try:
-        return get_lexer_by_name(name, stripnl=False)  # keep blank first and last lines: they are numbered
-    except ClassNotFound:
+    if name.lower() not in _builtin_aliases():  # asking Pygments would scan every installed package's plugins
         return None
+    return get_lexer_by_name(name, stripnl=False)  # keep blank first and last lines: they are numbered
+
+
+@functools.cache
+def _builtin_aliases() -> frozenset[str]:
+    """Every alias of Pygments' own lexers, read from its table (no lexer is imported for it)."""
+    from pygments.lexers import get_all_lexers
+
+    return frozenset(alias.lower() for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases)
 
 
 @functools.cache

@@ -118,7 +118,12 @@ def check_ui_strings(overrides: Mapping[str, Mapping[str, str]]) -> None:
 
 
 def builtin_root():
-    """The built-in theme folder (a Traversable): the installed package, else the checkout's `templates/`."""
+    """The built-in theme folder (a Traversable): the checkout's `templates/` beside this code when there is one
+    (another checkout run with PYTHONPATH renders with its own theme, not the installed one's), else the
+    installed package's."""
+    checkout = Path(__file__).resolve().parents[2] / "templates"
+    if (checkout / "base.html").is_file():
+        return checkout
     try:
         root = importlib.resources.files("pipeline.theme")
         if root.joinpath("base.html").is_file():
