@@ -165,9 +165,15 @@ def render_files(
     """
     model, settings = site.model, site.settings
     navs = {lang: nav(env, model, settings, lang, site.navigation[lang]) for lang in model.languages}
-    salts = {lang: hashlib.sha256(repr((settings, shown.digest, previous.salt)).encode()).hexdigest() for lang, shown in navs.items()}
-    state = site_state(model, salts, site.histories)
+    salts = {lang: hashlib.sha256(repr((settings, shown.shared, previous.salt)).encode()).hexdigest() for lang, shown in navs.items()}
+    trees = {lang: shown.digest for lang, shown in navs.items() if not shown.full}
+    state = replace(site_state(model, salts, site.histories), trees=trees)
     changes = changes_since(previous.state, state, model, emitters)
+    # A big tree changed (a page added, retitled): every page is planned and digested, its own part of the tree
+    # too, and only those whose part changed are rendered again.
+    digest_all = changes is not None and previous.state is not None and previous.state.trees != trees
+    if digest_all:
+        changes = replace(changes, every_page=True)
     site.categories  # noqa: B018 (made now: each article's page shows its category links)
     out = Output(writer, env, settings, navs, model.default_language)
     problems = sorted({problem for tree in site.navigation.values() for problem in tree.problems})
@@ -178,7 +184,7 @@ def render_files(
         _run(name, emitter, site, changes, out, options)
     if changes is None:  # every article page will ask for its backlinks
         model.backlinks.index()
-    only = changes.articles if changes is not None and changes.every_page else None
+    only = changes.articles if changes is not None and changes.every_page and not digest_all else None
     keys = render_planned(PageJob(env, settings, navs, previous, salts, only), out.pages, writer, tick, site.workers)
     if changes is not None:
         _keep_last_files(writer, previous, out)

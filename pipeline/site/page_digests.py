@@ -69,6 +69,9 @@ class SiteState:
     # puts goes, where the last build's other files are kept (`emitting.py`).
     emitted: dict[str, dict] = field(default_factory=dict)
     tags: dict[str, list[str]] | None = None  # article path -> its tags, for the tagged articles (None: not known)
+    # lang -> the digest of its navigation tree, where the tree is too big for every page to list it whole: a change
+    # there digests every page (each shows its own part of the tree), rather than rendering every page again.
+    trees: dict[str, str] = field(default_factory=dict)
 
 
 def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) -> SiteState:
@@ -121,7 +124,7 @@ def recorded_state(record: dict) -> SiteState | None:
     well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.summaries, dict)
     counted = isinstance(state.pages, int) and isinstance(state.redirects, int) and _emitted(state.emitted)
     tagged = state.tags is None or isinstance(state.tags, dict)
-    return state if well_formed and counted and tagged else None
+    return state if well_formed and counted and tagged and isinstance(state.trees, dict) else None
 
 
 def _emitted(record) -> bool:

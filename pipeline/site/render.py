@@ -212,7 +212,7 @@ class PageJob:
         context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
                         for name, value in page.context.items())  # fmt: skip
         return digest((page.template, page.title, page.url, page.lang, page.alternates, context,
-                        self.salts[page.lang]))  # fmt: skip
+                        self.salts[page.lang], self.navs[page.lang].page_key(page.url)))  # fmt: skip
 
     def _record(self, record: ArticlePage) -> str:
         if id(record) not in self.records:

@@ -29,16 +29,13 @@ class LanguageNav:
     def __init__(self, html: str, tree: Tree, base_url: str, labels: dict[str, str]) -> None:
         self.html, self.tree, self.base, self.labels = html, tree, base_url, labels
         self.full = tree.pages <= FULL_TREE
+        # Made as pages ask for them, once each: an edit build renders a few pages of a big tree.
         self.closed: dict[int, str] = {}  # id of a section -> its closed HTML
-        self.items: dict[int, str] = {}  # id of a page node -> its <li>
-        for node in _walk(tree.nodes):
-            self.items[id(node)] = self._item(node)
-        sections = list(_walk(tree.nodes, sections=True))
-        for node in sections:  # a section's page, first in its list
-            self.items[id(node)] = self._item(node) if node.url else ""
-        for node in reversed(sections):  # inner sections first: outer ones hold them
-            self.closed[id(node)] = self._section(node, self._children(node, None, None), False)
+        self.items: dict[int, str] = {}  # id of a node -> its <li> (a section's: the link to its page, or "")
         self.digest = hashlib.sha256(html.encode() + _shape(tree.nodes)).hexdigest()
+        # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
+        # the sections (each page's own part is in its own digest: `page_key`).
+        self.shared = self.digest if self.full else hashlib.sha256(html.encode() + _shape(tree.nodes, pages=False)).hexdigest()
 
     def for_page(self, url: str) -> Markup:
         """The navigation with the tree as the page at `url` shows it."""
@@ -47,22 +44,27 @@ class LanguageNav:
         tree = f'<ul class="nav-tree">{self._level(self.tree.nodes, branch, url)}</ul>'
         return Markup(self.html.replace(SLOT, tree, 1))
 
+    def page_key(self, url: str) -> str:
+        """What of the tree the page at `url` shows beyond what every page shows (`shared`): nothing in a tree every
+        page lists whole; else the digest of its own tree (its branch, the pages around it)."""
+        return "" if self.full else hashlib.sha256(self.for_page(url).encode()).hexdigest()
+
     def _level(self, nodes: list[Node], branch: set[int], url: str | None) -> str:
         parts = []
         for node in nodes:
             if not node.section:
-                item = self.items[id(node)]
+                item = self._item(node)
                 parts.append(_current(item) if node.url == url else item)
             elif id(node) in branch:
                 parts.append(self._section(node, self._children(node, branch, url), True, url))
             else:
-                parts.append(self.closed[id(node)])
+                parts.append(self._closed(node))
         return "".join(parts)
 
     def _children(self, section: Node, branch: set[int] | None, url: str | None) -> str:
         """A section's list: its page first, then its nodes (a window of them around `url` in a big tree)."""
         if branch is None and not self.full:  # closed, in a big tree: its sections, and a link for its pages
-            return "".join(self.closed[id(node)] for node in section.children if node.section) + self._more(section)
+            return "".join(self._closed(node) for node in section.children if node.section) + self._more(section)
         nodes = section.children
         if not self.full and len(nodes) > WINDOW:
             at = next((i for i, node in enumerate(nodes) if node.url == url), 0)
@@ -74,35 +76,34 @@ class LanguageNav:
     def _more(self, section: Node) -> str:
         """A link to every page of a section the tree does not list: its page, else the list of all pages."""
         target = escape(href(section.url or self.labels["all_url"], self.base))
-        return f'<li class="nav-more"><a href="{target}">{escape(self.labels["section_pages"])} ({section.count})</a></li>'
+        # No count: a page added anywhere in the section would change every page that shows this link.
+        return f'<li class="nav-more"><a href="{target}">{escape(self.labels["section_pages"])}</a></li>'
 
     def _section(self, node: Node, inner: str, opened: bool, url: str | None = None) -> str:
-        own = self.items[id(node)]
+        own = self._item(node)
         own = _current(own) if node.url and node.url == url else own
         state = " open" if opened else ""
         return (f'<li class="nav-section"><details{state}><summary>{escape(node.title)}</summary>'
                 f"<ul>{own}{inner}</ul></details></li>")  # fmt: skip
 
+    def _closed(self, section: Node) -> str:
+        if id(section) not in self.closed:
+            self.closed[id(section)] = self._section(section, self._children(section, None, None), False)
+        return self.closed[id(section)]
+
     def _item(self, node: Node) -> str:
-        return f'<li><a href="{escape(href(node.url or "", self.base))}">{escape(node.title)}</a></li>'
+        if id(node) not in self.items:
+            link = f'<li><a href="{escape(href(node.url or "", self.base))}">{escape(node.title)}</a></li>'
+            self.items[id(node)] = "" if node.section and not node.url else link
+        return self.items[id(node)]
 
 
 def _current(item: str) -> str:
     return item.replace("<a ", '<a aria-current="page" ', 1)
 
 
-def _walk(nodes: list[Node], sections: bool = False):
-    """Every node below `nodes`, outer first: the pages, or (`sections`) the sections."""
-    for node in nodes:
-        if node.section:
-            if sections:
-                yield node
-            yield from _walk(node.children, sections)
-        elif not sections:
-            yield node
-
-
-def _shape(nodes: list[Node]) -> bytes:
-    """The tree as bytes: every title, URL and place (what a page's tree and neighbours are made of)."""
-    plain = lambda items: [(n.title, n.url, n.section, plain(n.children)) for n in items]  # noqa: E731
+def _shape(nodes: list[Node], pages: bool = True) -> bytes:
+    """The tree as bytes: every title, URL and place (what a page's tree and neighbours are made of); without
+    `pages`, its sections only."""
+    plain = lambda items: [(n.title, n.url, n.section, plain(n.children)) for n in items if pages or n.section]  # noqa: E731
     return orjson.dumps(plain(nodes))

@@ -145,5 +145,37 @@ def test_a_big_tree_lists_the_open_branch_only_around_the_page(monkeypatch):
     listed = re.findall(r'href="/s/p(\d+)/"', html)
     assert len(listed) == sidebar.WINDOW and "50" in listed and "0" not in listed
     assert '<a aria-current="page" href="/s/p50/">' in html
-    assert '<a href="/s/">All (101)</a>' in html  # the section's page, and every page below it
-    assert "Lone" not in html and '<a href="/special/all/">All (1)</a>' in html  # closed: a link for its pages
+    assert '<a href="/s/">All</a>' in html  # the section's page, and every page below it (no count: see `_more`)
+    assert "Lone" not in html and '<a href="/special/all/">All</a>' in html  # closed: a link for its pages
+    assert shown.page_key("s/p50/") != shown.page_key("s/p10/")  # each page's own part of a big tree is its own
+    assert shown.shared == sidebar.LanguageNav("<nav><!--nav-tree--></nav>", Tree("en", "", nodes[:1] + [
+        Node("Other", None, True, [Node("Lone, retitled", "o/lone/")])], places, total), "/", shown.labels).shared
+
+
+def test_in_a_big_tree_a_retitle_or_an_addition_renders_the_pages_around_it_as_a_full_build_does(
+    make_wiki, monkeypatch, tmp_path
+):
+    import shutil
+
+    from pipeline.build import build
+
+    monkeypatch.setattr(sidebar, "FULL_TREE", 10)  # a tree too big to list whole: each page lists its window
+    monkeypatch.setattr(sidebar, "WINDOW", 6)
+    files = {f"s/p{n:02}.md": f"---\ntitle: Page {n:02}\n---\nText {n}.\n" for n in range(40)}
+    config = make_wiki(files, search=False)
+    build(config, workers=1, site=True)
+    (config.content_dir / "s/p20.md").write_text("---\ntitle: Page 20 renamed\n---\nText 20.\n")
+    retitled = {rel for rel in build(config, workers=1, site=True).site.written if rel.startswith("s/p")}
+    assert "s/p20/index.html" in retitled and "s/p18/index.html" in retitled  # its neighbours list its title
+    assert not {"s/p00/index.html", "s/p39/index.html"} & retitled  # far from it: their trees do not show it
+    (config.content_dir / "s/p205.md").write_text("---\ntitle: Page 20.5\n---\nNew.\n")
+    added = {rel for rel in build(config, workers=1, site=True).site.written if rel.startswith("s/p")}
+    assert "s/p205/index.html" in added and "s/p00/index.html" not in added
+    fresh = tmp_path / "fresh"
+    shutil.copytree(config.content_dir, fresh / "content")
+    clean = load_config(content=fresh / "content", state=fresh / "state", out=fresh / "site")
+    build(clean.__class__(**{**vars(clean), "search": False}), workers=1, site=True)
+    captured_at = re.compile(rb"\d{4}-\d\d-\d\d[T ][\d:.]+(?:\+00:00| UTC)")  # the copy was captured later
+    for page in (config.out_dir / "s").glob("*/index.html"):  # the articles (their histories differ: two captures)
+        again = fresh / "site" / page.relative_to(config.out_dir)
+        assert captured_at.sub(b"", page.read_bytes()) == captured_at.sub(b"", again.read_bytes()), page
