@@ -188,22 +188,23 @@ class PageJob:
     def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
         """(file, bytes or None when the file there is already this page, digest or None)."""
         rel = planned_file(page)
-        key = None
-        if page.key[0] in ("article", "history", "preview"):
-            if self.rendered is not None and page.context["page"].path not in self.rendered and rel in self.previous.keys:
-                return rel, None, self.previous.keys[rel]
-            key = self.digest(page)
-            if self.previous.keys.get(rel) == key and self.previous.exists(rel):
-                return rel, None, key
+        digested = page.key[0] in ("article", "history", "preview")
+        if digested and self.rendered is not None and page.context["page"].path not in self.rendered \
+                and rel in self.previous.keys:  # fmt: skip
+            return rel, None, self.previous.keys[rel]
+        nav = None if page.file else self.navs[page.lang].for_page(page.url)  # made once: digested and shown
+        key = self.digest(page, nav) if digested else None
+        if key is not None and self.previous.keys.get(rel) == key and self.previous.exists(rel):
+            return rel, None, key
         if page.file:
             data = self.env.get_template(page.template).render(lang=page.lang, **page.context).encode()
         else:
-            data = render_page(self.env, self.settings, page, self.navs[page.lang].for_page(page.url))
+            data = render_page(self.env, self.settings, page, nav)
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
         return rel, data, key
 
-    def digest(self, page: Planned) -> str:
+    def digest(self, page: Planned, nav: str | None = None) -> str:
         """Everything an article or history page is rendered from.
 
         An article's record is digested once, for its page and its history page
@@ -212,7 +213,7 @@ class PageJob:
         context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
                         for name, value in page.context.items())  # fmt: skip
         return digest((page.template, page.title, page.url, page.lang, page.alternates, context,
-                        self.salts[page.lang], self.navs[page.lang].page_key(page.url)))  # fmt: skip
+                        self.salts[page.lang], self.navs[page.lang].page_key(nav) if nav is not None else ""))  # fmt: skip
 
     def _record(self, record: ArticlePage) -> str:
         if id(record) not in self.records:

@@ -44,10 +44,10 @@ class LanguageNav:
         tree = f'<ul class="nav-tree">{self._level(self.tree.nodes, branch, url)}</ul>'
         return Markup(self.html.replace(SLOT, tree, 1))
 
-    def page_key(self, url: str) -> str:
-        """What of the tree the page at `url` shows beyond what every page shows (`shared`): nothing in a tree every
-        page lists whole; else the digest of its own tree (its branch, the pages around it)."""
-        return "" if self.full else hashlib.sha256(self.for_page(url).encode()).hexdigest()
+    def page_key(self, shown: str) -> str:
+        """What of the tree a page shows (`shown`: its `for_page`) beyond what every page shows (`shared`): nothing
+        in a tree every page lists whole; else the digest of its own tree (its branch, the pages around it)."""
+        return "" if self.full else hashlib.sha256(shown.encode()).hexdigest()
 
     def _level(self, nodes: list[Node], branch: set[int], url: str | None) -> str:
         parts = []

@@ -147,7 +147,7 @@ def test_a_big_tree_lists_the_open_branch_only_around_the_page(monkeypatch):
     assert '<a aria-current="page" href="/s/p50/">' in html
     assert '<a href="/s/">All</a>' in html  # the section's page, and every page below it (no count: see `_more`)
     assert "Lone" not in html and '<a href="/special/all/">All</a>' in html  # closed: a link for its pages
-    assert shown.page_key("s/p50/") != shown.page_key("s/p10/")  # each page's own part of a big tree is its own
+    assert shown.page_key(shown.for_page("s/p50/")) != shown.page_key(shown.for_page("s/p10/"))  # each page's own part of a big tree is its own
     assert shown.shared == sidebar.LanguageNav("<nav><!--nav-tree--></nav>", Tree("en", "", nodes[:1] + [
         Node("Other", None, True, [Node("Lone, retitled", "o/lone/")])], places, total), "/", shown.labels).shared
 

@@ -161,10 +161,10 @@ def digested(monkeypatch):
     urls: list[str] = []
     original = render.PageJob.digest
 
-    def recording(job, page):
+    def recording(job, page, nav=None):
         if not page.file:
             urls.append(page.url)
-        return original(job, page)
+        return original(job, page, nav)
 
     monkeypatch.setattr(render.PageJob, "digest", recording)
     return urls
