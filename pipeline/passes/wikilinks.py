@@ -75,7 +75,7 @@ def index_of(wiki: Wiki) -> LinkIndex:
 def _build(wiki: Wiki) -> LinkIndex:
     metadata = wiki.results.get("metadata", {})
     records = [{**metadata[a.capture_id], "path": a.path} for a in wiki.articles if a.capture_id in metadata]
-    records += [{"path": path, "attachment": True} for path in wiki.attachments if not runs_in_browser(path)]
+    records += [{"path": path, "attachment": True} for path in _published(wiki)]
     return build_index(records, wiki.data.get("redirects"), wiki.options["default_language"], _headings_reader(wiki),
                        _sources(wiki), links=wiki.options.get("links", "wiki"),
                        language_folders=bool(wiki.options.get("language_folders")))  # fmt: skip
@@ -96,8 +96,12 @@ def _sources(wiki: Wiki) -> dict[str, object]:
     attachment, its hash."""
     metadata = wiki.results.get("metadata", {})
     sources = {a.path: known_as(metadata, a.capture_id) for a in wiki.articles if a.capture_id in metadata}
-    published = {path: sha for path, sha in wiki.attachments.items() if not runs_in_browser(path)}
-    return {**sources, **{path: sha for path, sha in published.items() if path not in sources}}
+    return {**sources, **{path: sha for path, sha in _published(wiki).items() if path not in sources}}
+
+
+def _published(wiki: Wiki) -> dict[str, str]:
+    """Path -> hash of each attachment the site publishes (a page or script among them never is)."""
+    return {path: sha for path, sha in wiki.attachments.items() if not runs_in_browser(path)}
 
 
 def _headings_reader(wiki: Wiki) -> Callable[[str], list[list]]:

@@ -9,6 +9,7 @@ for files under `assets/`.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.resources
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ from pipeline.config import CONFIG_FILE
 from pipeline.runtime.named_code import unknown_name
 
 ASSETS = "assets"
+SHIPPED_COMPRESSED = ".gz"  # a built-in asset `x.js.gz` is published as `x.js` (Mermaid, too big to keep plain)
 
 # The words of the theme, per language; a language missing here reads English.
 STRINGS = {
@@ -138,7 +140,9 @@ def assets(templates_dir: Path | None) -> dict[str, bytes]:
     found = {}
     folder = builtin_root().joinpath(ASSETS)
     for file in sorted(folder.iterdir(), key=lambda f: f.name):
-        if file.is_file():
+        if file.is_file() and file.name.endswith(SHIPPED_COMPRESSED):  # a big vendored file, kept small in the package
+            found[f"{ASSETS}/{file.name.removesuffix(SHIPPED_COMPRESSED)}"] = gzip.decompress(file.read_bytes())
+        elif file.is_file():
             found[f"{ASSETS}/{file.name}"] = file.read_bytes()
     own = Path(templates_dir) / ASSETS if templates_dir else None
     if own and own.is_dir():

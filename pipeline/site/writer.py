@@ -74,14 +74,18 @@ class SiteWriter:
         target = os.path.join(self.out_dir, _safe(rel))
         changed = data is not None and not _same(target, data)
         if changed:
-            self._start_writing()
-            self._journal(rel)
-            folder = os.path.dirname(target)
-            if folder not in self.folders:
-                os.makedirs(folder, exist_ok=True)
-                self.folders.add(folder)
+            self._prepare(rel, target)
             _write(target, data)
         self.record(rel, changed)
+
+    def _prepare(self, rel: str, target: str) -> None:
+        """Before `rel` is written at `target`: the first write's start, the journal's line, the folder."""
+        self._start_writing()
+        self._journal(rel)
+        folder = os.path.dirname(target)
+        if folder not in self.folders:
+            os.makedirs(folder, exist_ok=True)
+            self.folders.add(folder)
 
     def copy(self, rel: str, source: str | os.PathLike, digest: str) -> None:
         """Copy the file `source` (whose bytes `digest` names) to `rel`, streamed, unless the last build copied
@@ -92,9 +96,7 @@ class SiteWriter:
         except OSError:
             unchanged = False
         if not unchanged:
-            self._start_writing()
-            self._journal(rel)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            self._prepare(rel, target)
             temporary = _temporary(target)
             shutil.copyfile(source, temporary)  # in the kernel where it can (copy_file_range), else in chunks
             os.replace(temporary, target)

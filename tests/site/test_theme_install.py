@@ -30,6 +30,17 @@ def test_the_builtin_theme_has_every_template_and_asset():
     assert {"assets/wiki.css", "assets/search.js"} <= set(assets(None))
 
 
+def test_a_compressed_asset_is_published_whole_and_packaged():
+    import fnmatch
+
+    shipped = assets(None)
+    mermaid = shipped["assets/mermaid.min.js"]
+    assert mermaid.startswith(b'"use strict";var ') and len(mermaid) > 3_000_000  # the bundle, whole
+    assert not [name for name in shipped if name.endswith(".gz")]
+    patterns = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    assert any(fnmatch.fnmatch("assets/mermaid.min.js.gz", pattern) for pattern in patterns["pipeline.theme"])
+
+
 def test_templates_autoescape_content():
     env = environment(None, "/")
     html = env.from_string("<p>{{ value }}</p>").render(value="<script>")
