@@ -29,7 +29,7 @@ from pipeline.site import pages as wiki_pages
 from pipeline.site.model import Model
 from pipeline.site.page_digests import SiteState, patch, site_state
 from pipeline.site.render import (
-    PageJob, Planned, Previous, Rendered, Settings, alternates, nav, planned_file, render_page, render_planned,
+    PageJob, Planned, Previous, Rendered, Settings, alternates, nav, page_file, render_page, render_planned,
 )  # fmt: skip
 
 # What the render path is handed for each emitter: (name as configured, the Emitter, its options).
@@ -108,7 +108,7 @@ class Output:
         self.planned.append(page)
         owned = self.owned.get(self.emitter)
         if owned is not None:  # (not per page of an emitter that has `emit_changed`: the articles', thousands)
-            owned["files"].append(planned_file(page))
+            owned["files"].append(page_file(page.url))
             owned["pages"] += 1
 
     def put(self, rel: str, data: bytes) -> None:
@@ -228,6 +228,6 @@ def _counts(last: SiteState | None, changes: Changes | None, out: Output) -> tup
     """The site's pages and redirects: when every page was planned, those planned; else (after an edit) the
     last build's, with the pages of the emitters that put all of theirs counted again."""
     if changes is None or changes.every_page:
-        return sum(not page.file for page in out.planned) + out.rendered_alone, out.puts["redirects"]
+        return len(out.planned) + out.rendered_alone, out.puts["redirects"]
     again = sum(owned["pages"] - last.emitted.get(name, {}).get("pages", 0) for name, owned in out.owned.items())
     return last.pages + again, last.redirects

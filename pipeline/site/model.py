@@ -23,7 +23,7 @@ from pipeline.incremental.page_summaries import PageSummary, PageSummaries, summ
 from pipeline.passes.base import Wiki
 from pipeline.runtime import records
 from pipeline.site.page_data import (
-    Frontmatter, PassOutputs, PassResults, article_tags, first_paragraph, identity_of, read_once,
+    Frontmatter, PassOutputs, PassResults, article_tags, identity_of, read_once,
 )  # fmt: skip
 from pipeline.urls import history_url, normalize_base, tag_url
 
@@ -188,14 +188,6 @@ class ArticlePage:
         """Every key of its frontmatter (`page.frontmatter.author`), decoded when a template reads one; its bytes,
         which a page digest names, are what it is made of."""
         return self.passes.frontmatter()
-
-    @property
-    def lead(self) -> str:
-        """The text of its body's first paragraph (its hover preview's). The body read is kept as text for the
-        page's render, which follows (`emitters/articles.py`): a stored body is read from the store once."""
-        value = self.body.value
-        value["html"] = html = str(value["html"])
-        return first_paragraph(html)
 
 
 @dataclass

@@ -29,7 +29,7 @@ class Node:
     section: bool = False
     children: list[Node] = field(default_factory=list)
     count: int = 0  # a section's pages, below it at any depth
-    article: bool = True  # its URL is an article's page (a category's section: the category's page)
+    article: bool = True  # its URL is an article's page (not: a category's section, a `nav:` URL leaving the site)
 
 
 @dataclass
@@ -91,7 +91,7 @@ def trees(model: Model, nav: list, categories: dict[str, list]) -> dict[str, Tre
 def _place(nodes: list[Node], above: tuple[Node, ...], section: Node | None, places: dict) -> int:
     """Record the place of every page below `nodes` (children of `section`); return how many pages."""
     own = [Link(section.title, section.url)] if section is not None and section.url and section.article else []
-    pages = own + [Link(node.title, node.url) for node in nodes if not node.section and not leaves_site(node.url)]
+    pages = own + [Link(node.title, node.url) for node in nodes if not node.section and node.article]
     count = 0
     for link in pages:
         places.setdefault(link.url, []).append(Place(above, pages))
@@ -183,7 +183,7 @@ def _named(items: Iterable, lang: str, model: Model, problems: list[str]) -> lis
             if children:
                 nodes.append(Node(str(title), None, True, children))
         elif leaves_site(value, ("http", "https")):
-            nodes.append(Node(str(title or value), value))
+            nodes.append(Node(str(title or value), value, article=False))
         else:
             path = value.strip().lstrip("/").removeprefix("./")
             page = by_path.get(path)

@@ -1,5 +1,4 @@
-"""What an article's templates read of it beyond its page summary: every pass's output, its frontmatter, its tags,
-and the lead of its body (the hover previews').
+"""What an article's templates read of it beyond its page summary: every pass's output, its frontmatter and its tags.
 
 `page.passes` is each pass's output for the article, decoded when a template
 reads it (`page.passes.reading_time.minutes`, custom passes included);
@@ -17,8 +16,6 @@ the others' are the last build's (`SiteState.tags`).
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Mapping
 from typing import Callable
 
@@ -28,9 +25,6 @@ from pipeline.runtime import jsonio
 # citations, and links, whose result html reads) and its capture (headings reads its own article only).
 NAMED = ("metadata", "wikilinks", "pairing", "html", "citations", "links", "headings")
 READ_ONE_BY_ONE = 32  # outputs read one at a time; more are read by SQLite at once (`field_values`)
-LEAD_LENGTH = 300  # characters of a body's first paragraph a preview shows
-PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
-TAG = re.compile(r"<[^>]*>")
 
 
 class PassResults:
@@ -152,13 +146,6 @@ def _tag_list(value) -> list[str]:
     """A result's `tags`: a list, or the JSON text SQLite gives of one (None: the result has none)."""
     value = jsonio.loads(value) if isinstance(value, str) else value
     return [tag for tag in value if isinstance(tag, str)] if isinstance(value, list) else []
-
-
-def first_paragraph(body_html: str) -> str:
-    """The text of a page body's first paragraph, without its markup, cut at LEAD_LENGTH characters."""
-    found = PARAGRAPH.search(body_html)
-    text = " ".join(html.unescape(TAG.sub("", found[1])).split()) if found else ""
-    return text if len(text) <= LEAD_LENGTH else text[: LEAD_LENGTH - 1].rstrip() + "…"
 
 
 def read_once(outputs: Mapping, capture_id: int) -> dict | None:

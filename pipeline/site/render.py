@@ -140,17 +140,10 @@ class Planned:
     sitemap: bool = True
     lastmod: str | None = None
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang, url)
-    # Not "": the file of a page's companion (its hover preview, `preview.json`), rendered from its template alone,
-    # without the site's frame (navigation, head), and counted with no page.
-    file: str = ""
 
 
 def page_file(url: str) -> str:
     return f"{url}index.html"
-
-
-def planned_file(page: Planned) -> str:
-    return page.file or page_file(page.url)
 
 
 @dataclass
@@ -187,19 +180,16 @@ class PageJob:
 
     def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
         """(file, bytes or None when the file there is already this page, digest or None)."""
-        rel = planned_file(page)
-        digested = page.key[0] in ("article", "history", "preview")
+        rel = page_file(page.url)
+        digested = page.key[0] in ("article", "history")
         if digested and self.rendered is not None and page.context["page"].path not in self.rendered \
                 and rel in self.previous.keys:  # fmt: skip
             return rel, None, self.previous.keys[rel]
-        nav = None if page.file else self.navs[page.lang].for_page(page.url)  # made once: digested and shown
+        nav = self.navs[page.lang].for_page(page.url)  # made once: digested and shown
         key = self.digest(page, nav) if digested else None
         if key is not None and self.previous.keys.get(rel) == key and self.previous.exists(rel):
             return rel, None, key
-        if page.file:
-            data = self.env.get_template(page.template).render(lang=page.lang, **page.context).encode()
-        else:
-            data = render_page(self.env, self.settings, page, nav)
+        data = render_page(self.env, self.settings, page, nav)
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
         return rel, data, key

@@ -1,5 +1,6 @@
 """Each article's page: its body, contents, references, categories, translations, "What links here", and its place in
-the navigation (breadcrumbs, previous and next); and beside it, its hover preview (`preview.json`)."""
+the navigation (breadcrumbs, previous and next). A link's hover preview reads the linked page itself
+(`assets/preview.js`): its title, short description and first paragraph."""
 
 from __future__ import annotations
 
@@ -20,17 +21,8 @@ def article_page(page: ArticlePage, tree: Tree) -> Planned:
     return planned
 
 
-def preview(page: ArticlePage) -> Planned:
-    """`preview.json` beside the page: its title, short description and first paragraph, which a link's hover
-    preview shows (`assets/preview.js`). Planned before the page: the page's render reuses the body it read."""
-    context = {"page": page}
-    return Planned(page.url, page.lang, "preview.json", page.title, context, ("preview", page.path), False,
-                   file=f"{page.url}preview.json")  # fmt: skip
-
-
 def emit(site, out) -> None:
     for page in site.model.articles:
-        out.page(preview(page))
         out.page(article_page(page, site.navigation[page.lang]))
 
 
@@ -39,7 +31,6 @@ def emit_changed(site, changes, out) -> None:
     renders those of the changed articles only)."""
     for page in site.model.articles:
         if changes.every_page or page.path in changes.articles:
-            out.page(preview(page))
             out.page(article_page(page, site.navigation[page.lang]))
 
 
