@@ -24,13 +24,15 @@ from pipeline.jobs.queue import (
     Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
 )  # fmt: skip
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
+from pipeline.markdown.code import load_highlighter
+from pipeline.markdown.extensions import enabled as enabled_extensions
 from pipeline.markdown.extensions import setting as markdown_setting
 from pipeline.passes.base import RetryableError
 from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import PassLoadError, load_passes
 from pipeline.runtime import jsonio
 from pipeline.runtime.contracts import COMPILED_CONTRACTS
-from pipeline.runtime.forks import ForkedError, ForkedHelper, fork_map
+from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, fork_map
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event, keep_schema_in
 from pipeline.storage.results import resolve_stored
@@ -249,15 +251,19 @@ def _passes_loaded(config: Config) -> list[PassSpec]:
     return _LOADED[0][1]
 
 
-def _ready(config: Config, home: int) -> None:
+def _ready(config: Config, home: int) -> Afterwards | None:
     """In the forked helper, load the passes, and markdown-it with the parsers of an article's parse and of its prose
-    (passes load it with a first parse). Made again in the build's process (`home`: the forked helper failed), nothing."""
+    (passes load it with a first parse); then, once the build knows it is ready, Pygments, where code is highlighted
+    (the build plans meanwhile: its first job need not wait for it). Made again in the build's process (`home`: the
+    forked helper failed), nothing."""
     if os.getpid() == home:
-        return
+        return None
     _passes_loaded(config)
     markdown = markdown_setting(config.markdown)  # the parser the passes ask for, as build.py's options name it
     for raw_html in {bool(config.raw_html), True}:
         make_parser(raw_html=raw_html, markdown=markdown)
+    highlighted = any(extension.name == "code" for extension, _ in enabled_extensions(markdown))
+    return Afterwards(None, load_highlighter) if highlighted else None
 
 
 def _work_in_helper(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:

@@ -9,7 +9,8 @@ none, is plain escaped text. Every code block (fenced or indented) is a
 copy button; the `<code>` keeps markdown-it's `language-x` class.
 
 Pygments loads with the first block that names a language (a page without
-one never loads it), and lexers are kept by name. One rendering highlights
+one never loads it), or in the build's forked helper while the build plans
+(`load_highlighter`), and lexers are kept by name. One rendering highlights
 at most `HIGHLIGHT_BUDGET` characters of code, so hostile text stays fast:
 the blocks past it are plain text.
 
@@ -119,6 +120,14 @@ def _builtin_aliases() -> frozenset[str]:
     from pygments.lexers import get_all_lexers
 
     return frozenset(alias.lower() for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases)
+
+
+def load_highlighter() -> None:
+    """Import Pygments, its table of lexers and its formatter now (the build's forked helper does, once it has told
+    the build it is ready: `jobs/worker._ready`), so the first highlighted block does not wait for them."""
+    _builtin_aliases()
+    _formatter()
+    import pygments  # noqa: F401
 
 
 @functools.cache

@@ -19,7 +19,7 @@ import select
 import signal
 import sys
 import traceback
-from typing import Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 Share = TypeVar("Share")
 Result = TypeVar("Result")
@@ -33,6 +33,16 @@ class ForkedError(RuntimeError):
     def __init__(self, message: str, cause: BaseException | None = None) -> None:
         super().__init__(message)
         self.cause = cause
+
+
+class Afterwards(NamedTuple):
+    """What a `ForkedHelper` call returns when it has more to do once its result is sent: `value` goes back at
+    once, then the helper process runs `then()` before its next call (loading what a later call may need, while
+    the parent goes on). A call made in the parent's process returns `value` alone: what `then` loads, a later
+    call there loads when it needs it."""
+
+    value: Any
+    then: Callable[[], None]
 
 
 def fork_map(function: Callable[[Share], Result], shares: list[Share]) -> list[Result]:
@@ -155,7 +165,8 @@ class ForkedHelper:
                 ok, value = pickle.loads(payload)
                 if ok:
                     return value
-        return function(*args)
+        made = function(*args)
+        return made.value if isinstance(made, Afterwards) else made
 
     def ready(self) -> bool:
         """Whether asking for the call's result now would not wait for the process (it has sent it, or died).
@@ -184,13 +195,20 @@ def _serve(orders: int, results: int) -> None:
     """The forked helper process: make each call its parent sends, and send back its outcome, until the orders end."""
     with os.fdopen(orders, "rb") as calls, os.fdopen(results, "wb") as outcomes:
         while (call := _received(calls)) is not None:
-            _send(outcomes, _outcome(lambda: _made(call)))
+            later: list[Callable[[], None]] = []
+            _send(outcomes, _outcome(lambda: _made(call, later)))
+            for then in later:
+                _outcome(then)  # what it failed to load, the call that needs it loads again, and reports
     _flush()
 
 
-def _made(call: bytes):
+def _made(call: bytes, later: list):
     function, args = pickle.loads(call)
-    return function(*args)
+    made = function(*args)
+    if isinstance(made, Afterwards):
+        later.append(made.then)
+        return made.value
+    return made
 
 
 def _send(pipe, payload: bytes) -> None:

@@ -17,7 +17,7 @@ from pipeline.site.page_digests import recorded_state
 from pipeline.site.render import Previous, Settings, environment, site_languages
 from pipeline.site.sharing import sharing
 from pipeline.site.theme import check_ui_strings, theme_digest
-from pipeline.site.writer import SiteWriter, in_output, previous_keys
+from pipeline.site.writer import SiteWriter, in_output, last_render
 from pipeline.urls import normalize_base
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def render_site(
     """
     check_ui_strings(config.ui_strings)  # before any work: an unknown word key is a wiki.yaml error
     manifest = config.state_dir / MANIFEST
-    keys, state = previous_keys(manifest, config.out_dir)
+    keys, state, copies = last_render(manifest, config.out_dir)
     last = recorded_state(state) if intact else None
     model = model_of(config, wiki, log, versions, summaries, last.summaries if last else {}, last.tags if last else None)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir, setting,
@@ -54,7 +54,7 @@ def render_site(
     exists = (lambda rel: True) if intact else in_output(config.out_dir)
     # Before its first write, so a build stopped while writing leaves the index to be made again too.
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
-    writer = SiteWriter(config.out_dir, manifest, before_writing=pending)
+    writer = SiteWriter(config.out_dir, manifest, before_writing=pending, last_copies=copies)
     previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous)
     git = wiki.facts.get("git")
     revisions = wiki_pages.revisions(model, git)

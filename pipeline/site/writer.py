@@ -48,8 +48,12 @@ class SiteWriter:
     the render step's `state`, what the pages were made of).
     """
 
-    def __init__(self, out_dir: Path, manifest: Path, before_writing: Callable[[], None] = lambda: None) -> None:
-        """`before_writing` is called before the first file is written or removed (once in each process that writes)."""
+    def __init__(
+        self, out_dir: Path, manifest: Path, before_writing: Callable[[], None] = lambda: None,
+        last_copies: dict[str, str] | None = None,
+    ) -> None:
+        """`before_writing` is called before the first file is written or removed (once in each process that writes);
+        `last_copies`: the last build's copied files (`last_render`), when the caller read them."""
         self.out_dir, self.manifest = Path(out_dir), manifest
         self.before_writing = before_writing
         self.report = WriteReport()
@@ -58,7 +62,8 @@ class SiteWriter:
         self.writing = False
         self._previous: list[str] | None = None
         self.copies: dict[str, str] = {}  # file -> digest of the bytes copied there (`copy`)
-        self.last_copies = _last_copies(manifest, self.out_dir)  # before the journal is opened, as `previous_keys`
+        # Before the journal is opened, as `last_render` says.
+        self.last_copies = last_render(manifest, self.out_dir)[2] if last_copies is None else last_copies
         # Opened here, before any render process is forked: each appends to it, a line at a time.
         self.journal = _open_journal(manifest, self.out_dir)
         mark(self.out_dir)
@@ -199,25 +204,21 @@ def _open_journal(manifest: Path, out_dir: Path) -> TextIO:
     return open(path, "a", encoding="utf-8", buffering=1)
 
 
-def previous_keys(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict]:
-    """Page file -> digest of what the last build rendered it from; and the state it recorded with them.
+def last_render(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict, dict[str, str]]:
+    """What the last build recorded (one read of a file naming every page): each page file's key (the digest of
+    what it was rendered from), the render's state, and each copied file's digest (`SiteWriter.copy`).
 
-    Not the keys of the pages a build stopped since wrote (they may hold anything), nor the state
+    Not the keys and copies of the files a build stopped since touched (they may hold anything), nor the state
     (what the site is made of is no longer known): call it before this build's writer opens the journal."""
     record = _record(keys_file(manifest), out_dir)
-    keys, state = record.get("keys", {}), record.get("state", {})
+    keys, state, copies = record.get("keys", {}), record.get("state", {}), record.get("copies", {})
     keys, state = (keys if isinstance(keys, dict) else {}), (state if isinstance(state, dict) else {})
+    copies = copies if isinstance(copies, dict) else {}
     touched = set(journaled_files(manifest, out_dir))
     if touched:
         keys, state = {rel: key for rel, key in keys.items() if rel not in touched}, {}
-    return keys, state
-
-
-def _last_copies(manifest: Path, out_dir: Path) -> dict[str, str]:
-    """File -> digest of what the last build copied there (`SiteWriter.copy`), but the files a stopped build touched."""
-    copies = _record(keys_file(manifest), out_dir).get("copies", {})
-    touched = set(journaled_files(manifest, out_dir))
-    return {rel: digest for rel, digest in copies.items() if rel not in touched} if isinstance(copies, dict) else {}
+        copies = {rel: digest for rel, digest in copies.items() if rel not in touched}
+    return keys, state, copies
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from pipeline.runtime.forks import ForkedError, Later, ForkedHelper, fork_map
+from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, Later, fork_map
 
 
 def test_results_come_back_in_order_from_other_processes():
@@ -168,6 +168,42 @@ def test_a_standby_makes_its_calls_one_after_the_other_in_the_same_process():
         helper.start(_seen, "second")
         second = helper.result()
     assert (first[0], second[0]) == ("first", "second") and first[1] == second[1] != os.getpid()
+
+
+def _answer_then_wait(before: int) -> Afterwards:
+    def then():
+        os.read(before, 1)  # waits for the test's byte
+        SEEN.append("then ran")
+
+    return Afterwards("answered", then)
+
+
+def _answer_then_fail() -> Afterwards:
+    return Afterwards("answered", lambda: 1 / 0)
+
+
+def test_a_call_answers_first_and_does_what_it_has_left_before_the_next_call(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "SEEN", [])
+    before, after = os.pipe()
+    try:
+        with ForkedHelper() as helper:
+            helper.start(_answer_then_wait, before)
+            assert helper.result() == "answered"  # sent while what it has left waits for the byte
+            helper.start(_seen, "next")
+            assert not helper.ready()  # the next call waits behind it
+            os.write(after, b"x")
+            assert helper.result()[2] == ["then ran"]
+            helper.start(_answer_then_fail)
+            assert helper.result() == "answered"
+            helper.start(_seen, "after a failure")  # what is left failing fails no call
+            assert helper.result()[0] == "after a failure"
+        with ForkedHelper(forked=False) as here:
+            here.start(_answer_then_fail)
+            assert here.result() == "answered"  # made here: its value alone
+    finally:
+        os.close(before)
+        os.close(after)
+    _no_child_left()
 
 
 def test_a_call_that_fails_in_the_standby_is_made_again_here_and_raises_as_itself():

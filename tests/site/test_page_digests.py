@@ -20,12 +20,12 @@ from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `
 
 @pytest.fixture
 def planned(monkeypatch):
-    """The files of the pages each build plans, one list per build (not their companions: previews)."""
+    """The files of the pages each build plans, one list per build."""
     calls: list[list[str]] = []
     render_pages = render.render_pages
 
     def recording(job, pages, *args):
-        calls.append(sorted(render.page_file(page.url) for page in pages if not page.file))
+        calls.append(sorted(render.page_file(page.url) for page in pages))
         return render_pages(job, pages, *args)
 
     monkeypatch.setattr(render, "render_pages", recording)
@@ -36,7 +36,7 @@ def assert_same_as_a_full_render(config, monkeypatch):
     """Render the same wiki again planning every page and rendering each (no state, no page digests):
     every file it makes has the bytes the last build left."""
     with monkeypatch.context() as patch:
-        patch.setattr(publish, "previous_keys", lambda manifest, out: ({}, {}))
+        patch.setattr(publish, "last_render", lambda manifest, out: ({}, {}, {}))
         again = build(dataclasses.replace(config, search=False), workers=1, site=True, reuse=False)
     assert again.site.written == [] and again.site.removed == [] and again.site.unchanged == again.site.files
 
@@ -156,14 +156,12 @@ def rendered(monkeypatch):
 
 @pytest.fixture
 def digested(monkeypatch):
-    """The URLs of the article and history pages digested to be compared with the last build's (in order; not
-    their companions: previews)."""
+    """The URLs of the article and history pages digested to be compared with the last build's (in order)."""
     urls: list[str] = []
     original = render.PageJob.digest
 
     def recording(job, page, nav=None):
-        if not page.file:
-            urls.append(page.url)
+        urls.append(page.url)
         return original(job, page, nav)
 
     monkeypatch.setattr(render.PageJob, "digest", recording)

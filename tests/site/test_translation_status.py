@@ -48,3 +48,17 @@ def test_an_edit_of_an_article_in_no_pair_leaves_the_status_pages_alone(make_wik
     (config.content_dir / "c.md").write_text("---\ntitle: Cherry <b>\n---\n\nC, edited.\n")
     written = build_site(config).site.written
     assert "c/index.html" in written and not any("translations" in rel for rel in written)
+
+
+def test_a_pair_made_by_an_edit_of_an_article_in_no_pair_is_listed(make_wiki, tmp_path):
+    # Neither article was in a pair: the page summaries that changed (two, by the pair) make the statuses again.
+    config = make_wiki(FILES, pairing="suffix")
+    build_site(config)
+    (config.content_dir / "c.md").write_text("---\ntitle: Cherry <b>\npaired_with: d.es.md\n---\n\nC.\n")
+    written = build_site(config).site.written
+    assert "special/translations/index.html" in written
+    english = _sections(read(config.out_dir, "special/translations/index.html"))
+    assert "Dátil" not in english["missing"] and "Cherry &lt;b&gt;" in english["current"]
+    full = dataclasses.replace(without_shortcuts(config, tmp_path / "check"), search=False)
+    build(full, workers=1, site=True, reuse=False)
+    assert folder_hashes(config.out_dir) == folder_hashes(full.out_dir)

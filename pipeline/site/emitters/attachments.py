@@ -20,6 +20,8 @@ LATER = ("sitemap.xml", "pagefind/")
 
 
 def emit(site, out) -> None:
+    if not site.attachments:  # most wikis of text alone: no list of every file to make
+        return
     taken, left_out = out.taken(), []
     for path, sha256 in sorted(site.attachments.items()):
         if runs_in_browser(path) or path in taken or path.startswith(LATER):

@@ -4,7 +4,8 @@ translations (with how many changes and days they lag their source) and those up
 After an edit, the pages are planned again only when what one lists changed (all of them then: each names the
 others as its translations): the digest of each language's status is kept in the state folder (`KEPT`, written
 once every file is in place; a cache: without it, the pages are planned), as an edit rarely changes a status, and
-a big wiki's lists are long.
+a big wiki's lists are long. An edit that changed no page summary (titles, URLs, pairs) and no article with a
+translation or an outdated verdict changes no status: it is not even made again.
 """
 
 from __future__ import annotations
@@ -30,7 +31,19 @@ def emit(site, out) -> None:
 def emit_changed(site, changes, out) -> None:
     """As `emit` when every page is planned (the sitemap, a listing emitter, the counts list them all), else the
     pages only when a status changed."""
-    _plan(site, out, {} if changes.every_page else _kept(site.config.state_dir / KEPT))
+    if changes.every_page:
+        _plan(site, out, {})
+    elif not _unchanged(site.model, changes):
+        _plan(site, out, _kept(site.config.state_dir / KEPT))
+
+
+def _unchanged(model, changes) -> bool:
+    """Whether every status is the last build's: no page summary changed (a pair made or undone changes two),
+    and no changed article is in a group of translations (its history and verdict are what a status shows)."""
+    if changes.lists or model.replaced:
+        return False
+    pages = model.by_path()
+    return not any(pages[path].pair_paths or pages[path].outdated for path in changes.articles if path in pages)
 
 
 def _plan(site, out, last: dict) -> None:
