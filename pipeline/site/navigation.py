@@ -28,7 +28,6 @@ class Node:
     url: str | None
     section: bool = False
     children: list[Node] = field(default_factory=list)
-    count: int = 0  # a section's pages, below it at any depth
     article: bool = True  # its URL is an article's page (not: a category's section, a `nav:` URL leaving the site)
 
 
@@ -97,8 +96,7 @@ def _place(nodes: list[Node], above: tuple[Node, ...], section: Node | None, pla
         places.setdefault(link.url, []).append(Place(above, pages))
     for node in nodes:
         if node.section:
-            node.count = _place(node.children, (*above, node), node, places) + (1 if node.url and node.article else 0)
-            count += node.count
+            count += _place(node.children, (*above, node), node, places) + (1 if node.url and node.article else 0)
         else:
             count += 1
     return count

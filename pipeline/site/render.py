@@ -194,7 +194,7 @@ class PageJob:
             page.context["page"].body.release()
         return rel, data, key
 
-    def digest(self, page: Planned, nav: str | None = None) -> str:
+    def digest(self, page: Planned, nav: str) -> str:
         """Everything an article or history page is rendered from.
 
         An article's record is digested once, for its page and its history page
@@ -203,7 +203,7 @@ class PageJob:
         context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
                         for name, value in page.context.items())  # fmt: skip
         return digest((page.template, page.title, page.url, page.lang, page.alternates, context,
-                        self.salts[page.lang], self.navs[page.lang].page_key(nav) if nav is not None else ""))  # fmt: skip
+                        self.salts[page.lang], self.navs[page.lang].page_key(nav)))  # fmt: skip
 
     def _record(self, record: ArticlePage) -> str:
         if id(record) not in self.records:

@@ -160,7 +160,7 @@ def digested(monkeypatch):
     urls: list[str] = []
     original = render.PageJob.digest
 
-    def recording(job, page, nav=None):
+    def recording(job, page, nav):
         urls.append(page.url)
         return original(job, page, nav)
 

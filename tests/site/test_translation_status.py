@@ -23,6 +23,13 @@ def _sections(page: str) -> dict[str, str]:
     return {part.split('"', 1)[0]: part for part in parts}
 
 
+def _same_as_a_full_build(config, tmp_path) -> None:
+    """The output folder holds what a build of every page from nothing kept makes of the same wiki."""
+    full = dataclasses.replace(without_shortcuts(config, tmp_path / "check"), search=False)
+    build(full, workers=1, site=True, reuse=False)
+    assert folder_hashes(config.out_dir) == folder_hashes(full.out_dir)
+
+
 def test_each_language_lists_what_it_lacks_what_is_outdated_and_what_is_up_to_date(make_wiki, tmp_path):
     config = make_wiki(FILES, pairing="suffix")
     build_site(config)
@@ -37,9 +44,7 @@ def test_each_language_lists_what_it_lacks_what_is_outdated_and_what_is_up_to_da
     english = _sections(read(config.out_dir, "special/translations/index.html"))
     assert "Dátil" in english["missing"] and "(0)" in english["outdated"]
     assert "Apple" in english["current"] and "Banana" in english["current"] and "Cherry" not in english["current"]
-    full = dataclasses.replace(without_shortcuts(config, tmp_path / "check"), search=False)
-    build(full, workers=1, site=True, reuse=False)
-    assert folder_hashes(config.out_dir) == folder_hashes(full.out_dir)
+    _same_as_a_full_build(config, tmp_path)
 
 
 def test_an_edit_of_an_article_in_no_pair_leaves_the_status_pages_alone(make_wiki):
@@ -50,8 +55,20 @@ def test_an_edit_of_an_article_in_no_pair_leaves_the_status_pages_alone(make_wik
     assert "c/index.html" in written and not any("translations" in rel for rel in written)
 
 
-def test_a_pair_made_by_an_edit_of_an_article_in_no_pair_is_listed(make_wiki, tmp_path):
-    # Neither article was in a pair: the page summaries that changed (two, by the pair) make the statuses again.
+
+def test_an_article_in_no_pair_retitled_is_listed_by_its_new_title(make_wiki, tmp_path):
+    # Not in a pair, but its title is what the other language's "missing" list shows: its page summary changed.
+    config = make_wiki(FILES, pairing="suffix")
+    build_site(config)
+    (config.content_dir / "c.md").write_text("---\ntitle: Cranberry\n---\n\nC.\n")
+    assert "es/special/translations/index.html" in build_site(config).site.written
+    spanish = _sections(read(config.out_dir, "es/special/translations/index.html"))
+    assert "Cranberry" in spanish["missing"] and "Cherry" not in spanish["missing"]
+    _same_as_a_full_build(config, tmp_path)
+
+
+def test_a_pair_made_or_undone_by_an_edit_is_listed(make_wiki, tmp_path):
+    # Made: the edited article is in a pair now. The page summaries that changed (two, by the pair) make the statuses again.
     config = make_wiki(FILES, pairing="suffix")
     build_site(config)
     (config.content_dir / "c.md").write_text("---\ntitle: Cherry <b>\npaired_with: d.es.md\n---\n\nC.\n")
@@ -59,6 +76,9 @@ def test_a_pair_made_by_an_edit_of_an_article_in_no_pair_is_listed(make_wiki, tm
     assert "special/translations/index.html" in written
     english = _sections(read(config.out_dir, "special/translations/index.html"))
     assert "Dátil" not in english["missing"] and "Cherry &lt;b&gt;" in english["current"]
-    full = dataclasses.replace(without_shortcuts(config, tmp_path / "check"), search=False)
-    build(full, workers=1, site=True, reuse=False)
-    assert folder_hashes(config.out_dir) == folder_hashes(full.out_dir)
+    # Undone: neither article is in a pair any more, so only the changed page summaries tell.
+    (config.content_dir / "c.md").write_text("---\ntitle: Cherry <b>\n---\n\nC.\n")
+    assert "special/translations/index.html" in build_site(config).site.written
+    english = _sections(read(config.out_dir, "special/translations/index.html"))
+    assert "Dátil" in english["missing"] and "Cherry" not in english["current"]
+    _same_as_a_full_build(config, tmp_path)
