@@ -24,10 +24,11 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
         before = len(writer.files)
         keys = {}
         for page in share_of(planned, share, shares):
-            rel, data, key = job.render(page)
-            writer.put(rel, data)
+            files, key = job.render(page)
+            for rel, data in files:
+                writer.put(rel, data)
             if key is not None:
-                keys[rel] = key
+                keys[files[0][0]] = key
             if share == 0:
                 tick(1)
         written = set(writer.report.written)
@@ -38,7 +39,7 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
         if share > 0:  # the first share ran in this process: its files are in the writer already
             for rel, changed in puts:
                 writer.record(rel, changed)
-            tick(len(puts))
+            tick(len(share_of(planned, share, shares)))  # its pages (a page may have put two files)
         keys.update(share_keys)
     return keys
 

@@ -140,6 +140,10 @@ class Planned:
     sitemap: bool = True
     lastmod: str | None = None
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang, url)
+    # A small file written beside the page whenever the page is rendered, made from what its render read (an
+    # article's hover preview): (its path in the output folder, what makes its bytes). No page of its own: it
+    # changes only with the page, whose digest names all it is made of.
+    companion: tuple[str, Callable[[], bytes]] | None = None
 
 
 def page_file(url: str) -> str:
@@ -178,21 +182,27 @@ class PageJob:
     rendered: frozenset[str] | None = None
     records: dict[int, str] = field(default_factory=dict)  # id of an ArticlePage -> its digest
 
-    def render(self, page: Planned) -> tuple[str, bytes | None, str | None]:
-        """(file, bytes or None when the file there is already this page, digest or None)."""
+    def render(self, page: Planned) -> tuple[list[tuple[str, bytes | None]], str | None]:
+        """The page's files (its own first, then its companion's), each with its bytes or None when the file there
+        is already it; and the page's digest (None: not digested)."""
         rel = page_file(page.url)
         digested = page.key[0] in ("article", "history")
         if digested and self.rendered is not None and page.context["page"].path not in self.rendered \
                 and rel in self.previous.keys:  # fmt: skip
-            return rel, None, self.previous.keys[rel]
+            return _kept(rel, page), self.previous.keys[rel]
         nav = self.navs[page.lang].for_page(page.url)  # made once: digested and shown
         key = self.digest(page, nav) if digested else None
-        if key is not None and self.previous.keys.get(rel) == key and self.previous.exists(rel):
-            return rel, None, key
-        data = render_page(self.env, self.settings, page, nav)
+        if key is not None and self.previous.keys.get(rel) == key and self._in_place(rel, page):
+            return _kept(rel, page), key
+        files = [(rel, render_page(self.env, self.settings, page, nav))]
+        if page.companion is not None:
+            files.append((page.companion[0], page.companion[1]()))
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
-        return rel, data, key
+        return files, key
+
+    def _in_place(self, rel: str, page: Planned) -> bool:
+        return self.previous.exists(rel) and (page.companion is None or self.previous.exists(page.companion[0]))
 
     def digest(self, page: Planned, nav: str) -> str:
         """Everything an article or history page is rendered from.
@@ -209,6 +219,11 @@ class PageJob:
         if id(record) not in self.records:
             self.records[id(record)] = digest(record)
         return self.records[id(record)]
+
+
+def _kept(rel: str, page: Planned) -> list[tuple[str, None]]:
+    """The files of a page the last build rendered from the same inputs: all kept as they are."""
+    return [(rel, None)] + ([(page.companion[0], None)] if page.companion is not None else [])
 
 
 def render_planned(

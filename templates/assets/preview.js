@@ -1,11 +1,9 @@
-// Hover and focus previews of links to other articles of the wiki: the target's title, short description and first
-// paragraph, read from the target page itself (fetched once, parsed inert by DOMParser: no script of it runs, and
-// its text is shown as text, never as HTML). Links to pages that are not articles show nothing. Without this
-// script, links are plain links.
+// Hover and focus previews of links to other pages of the wiki: the target's title, short description and first
+// paragraph, from the `preview.json` the build writes beside each article page. Text only (textContent): nothing
+// from a page is read as HTML. Without this script, links are plain links.
 (function () {
   "use strict";
   var DELAY = 350;
-  var LEAD = 300; // characters of the first paragraph shown
   var cache = {};
   var box = null, shownFor = null, timer = 0;
 
@@ -14,33 +12,16 @@
     var url;
     try { url = new URL(link.href, location.href); } catch (e) { return null; }
     if (url.origin !== location.origin || !/\/$/.test(url.pathname) || url.pathname === location.pathname) return null;
-    return url.pathname;
+    return url.pathname + "preview.json";
   }
 
-  function text(node) {
-    return node ? node.textContent.replace(/\s+/g, " ").trim() : "";
-  }
-
-  function summary(html) {
-    var page = new DOMParser().parseFromString(html, "text/html");
-    var body = page.querySelector(".article-body");
-    if (!body) return null;
-    var lead = text(body.querySelector("p"));
-    return {
-      title: text(page.querySelector("article h1")),
-      description: text(page.querySelector(".short-description")),
-      lead: lead.length <= LEAD ? lead : lead.slice(0, LEAD - 1).trim() + "\u2026"
-    };
-  }
-
-  function load(path) {
-    if (!cache[path]) {
-      cache[path] = fetch(path, { credentials: "same-origin" })
-        .then(function (response) { return response.ok ? response.text() : null; })
-        .then(function (html) { return html ? summary(html) : null; })
+  function load(json) {
+    if (!cache[json]) {
+      cache[json] = fetch(json, { credentials: "same-origin" })
+        .then(function (response) { return response.ok ? response.json() : null; })
         .catch(function () { return null; });
     }
-    return cache[path];
+    return cache[json];
   }
 
   function element(tag, className, text) {
@@ -80,11 +61,11 @@
 
   function enter(event) {
     var link = event.target.closest && event.target.closest("main a[href]");
-    var path = target(link);
-    if (!path || link === shownFor) return;
+    var json = target(link);
+    if (!json || link === shownFor) return;
     clearTimeout(timer);
     timer = setTimeout(function () {
-      load(path).then(function (data) { if (link.matches(":hover, :focus")) show(link, data); });
+      load(json).then(function (data) { if (link.matches(":hover, :focus")) show(link, data); });
     }, event.type === "focusin" ? 0 : DELAY);
   }
 

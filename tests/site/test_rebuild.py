@@ -20,7 +20,7 @@ def test_editing_one_body_rewrites_only_the_pages_that_change(site):
     second = build_site(config)
     # Beta's page (body, capture hash, last updated), its history (a new revision), and the English
     # recent changes, which the English home page and feed also show. Alpha links to Beta, but nothing it
-    # shows of Beta changed. The sitemap's lastmod is a day, so it
+    # shows of Beta changed, nor Beta's preview (its first paragraph). The sitemap's lastmod is a day, so it
     # changes only across midnight.
     expected = {
         "beta/index.html", "beta/history/index.html", "special/recent/index.html", "index.html", "feed.xml",
@@ -54,7 +54,7 @@ def test_a_deleted_article_loses_its_output_and_nothing_else_is_touched(site):
     (config.out_dir / "CNAME").write_text("wiki.example.org\n", encoding="utf-8")  # not ours: must stay
     (config.content_dir / "evil.md").unlink()
     report = build_site(config)
-    assert set(report.site.removed) == {"evil/index.html", "evil/history/index.html"}
+    assert set(report.site.removed) == {"evil/index.html", "evil/history/index.html", "evil/preview.json"}
     assert not (config.out_dir / "evil").exists()
     assert (config.out_dir / "CNAME").read_text(encoding="utf-8") == "wiki.example.org\n"
     recent = read(config.out_dir, "special/recent/index.html")

@@ -1,7 +1,9 @@
 """Sharing: canonical, OpenGraph and Twitter card meta (absolute under `site_url`), "Edit this page" from `repo_url`
-and `edit_uri`, and what a link's hover preview reads of the linked page."""
+and `edit_uri`, and the hover previews' `preview.json` beside each article page."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -76,16 +78,30 @@ def test_urls_that_are_not_http_are_refused_naming_the_option(tmp_path, line):
         load_config(tmp_path / "wiki.yaml")
 
 
-def test_an_article_page_holds_what_a_hover_preview_reads_and_no_other_file_is_written_for_it(make_wiki):
-    # assets/preview.js reads the linked page itself: `article h1`, `.short-description`, the first
-    # `.article-body p` (tests/e2e/test_reader_wiki.py hovers a link in Chromium).
+def test_each_article_has_a_preview_of_its_title_description_and_first_paragraph(make_wiki):
     config = make_wiki(FILES, search=False)
     first = build_site(config)
-    page = read(config.out_dir, "guides/set-up/index.html")
-    assert "<h1>Set up</h1>" in page and 'class="short-description"' not in page
-    assert "<p>First <em>paragraph</em> &amp; more.</p>" in page.split('class="article-body"', 1)[1]
-    alpha = read(config.out_dir, "alpha/index.html")
-    assert '<p class="short-description">The first page.</p>' in alpha and "assets/preview.js" in alpha
-    assert "<script>alert(1)</script>" not in read(config.out_dir, "evil/index.html")
-    assert not list(config.out_dir.rglob("preview.json"))
-    assert first.site.pages + first.site.redirects == len(list(config.out_dir.rglob("*.html")))
+    preview = json.loads(read(config.out_dir, "guides/set-up/preview.json"))
+    assert preview == {"title": "Set up", "description": "", "lead": "First paragraph & more."}
+    alpha = json.loads(read(config.out_dir, "alpha/preview.json"))
+    assert alpha["description"] == "The first page." and alpha["lead"].startswith("Alpha links to beta")
+    raw = read(config.out_dir, "evil/preview.json")
+    assert "<" not in raw and json.loads(raw)["title"] == "<script>alert(1)</script>"
+    assert "assets/preview.js" in read(config.out_dir, "alpha/index.html")
+    assert first.site.pages + first.site.redirects == len(list(config.out_dir.rglob("*.html")))  # a preview is no page
+    # An edit of a later paragraph leaves the preview as it is; one of the first writes it again.
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Other."), encoding="utf-8")
+    second = build_site(config)
+    assert "beta/index.html" in second.site.written and "beta/preview.json" not in second.site.written
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("links back", "points"), encoding="utf-8")
+    assert "beta/preview.json" in build_site(config).site.written
+    assert json.loads(read(config.out_dir, "beta/preview.json"))["lead"] == "Beta points to alpha."
+
+
+def test_a_preview_removed_from_the_output_folder_is_written_again(make_wiki):
+    config = make_wiki(FILES, search=False)
+    build_site(config)
+    (config.out_dir / "alpha" / "preview.json").unlink()
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"] + "\nMore.\n", encoding="utf-8")
+    build_site(config)
+    assert json.loads(read(config.out_dir, "alpha/preview.json"))["title"] == "Alpha"
