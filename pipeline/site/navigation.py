@@ -33,10 +33,12 @@ class Node:
 
 @dataclass
 class Place:
-    """Where a page sits: the sections above it (outermost first) and the pages of its section, in order."""
+    """Where a page sits: the sections above it (outermost first), the pages of its section in order, and where it is
+    among them."""
 
     sections: tuple[Node, ...]
     pages: list[Link]
+    at: int
 
 
 @dataclass
@@ -63,8 +65,7 @@ class Tree:
         found = self.places.get(url)
         if not found:
             return None, None
-        pages = found[0].pages
-        at = next(i for i, link in enumerate(pages) if link.url == url)
+        pages, at = found[0].pages, found[0].at
         return (pages[at - 1] if at > 0 else None), (pages[at + 1] if at + 1 < len(pages) else None)
 
 
@@ -92,8 +93,8 @@ def _place(nodes: list[Node], above: tuple[Node, ...], section: Node | None, pla
     own = [Link(section.title, section.url)] if section is not None and section.url and section.article else []
     pages = own + [Link(node.title, node.url) for node in nodes if not node.section and node.article]
     count = 0
-    for link in pages:
-        places.setdefault(link.url, []).append(Place(above, pages))
+    for at, link in enumerate(pages):
+        places.setdefault(link.url, []).append(Place(above, pages, at))
     for node in nodes:
         if node.section:
             count += _place(node.children, (*above, node), node, places) + (1 if node.url and node.article else 0)

@@ -201,20 +201,23 @@ def redirects(model: Model, taken: set[str]) -> list[Redirect]:
         for alias in page.aliases:
             source = site_path(alias) if alias.startswith("/") else f"{folder}{url_slug(alias)}/"
             found.setdefault(source, Redirect(source, page.url, page.lang))
-    for entry in model.data.get("redirects") or ():
-        for redirect in _localized(model, entry["source"], entry["target"]):
+    entries = model.data.get("redirects") or ()
+    by_url = {page.url: page for page in reversed(model.articles)} if entries else {}  # a URL's first page
+    for entry in entries:
+        for redirect in _localized(model, by_url, entry["source"], entry["target"]):
             found.setdefault(redirect.source, redirect)
     return [r for source, r in sorted(found.items()) if source not in taken and source.strip("/")]
 
 
-def _localized(model: Model, source: str, target: str) -> list[Redirect]:
-    """A `redirects.yaml` entry for the default language, and for each translation of its target page."""
+def _localized(model: Model, by_url: dict[str, ArticlePage], source: str, target: str) -> list[Redirect]:
+    """A `redirects.yaml` entry for the default language, and for each translation of its target page (`by_url`:
+    each article page by its URL)."""
     default = model.default_language
     source_url = site_path(source)
     if leaves_site(target, ("http", "https")):  # any other target, `javascript:` too, is a path of the site
         return [Redirect(source_url, target, default)]
     wanted_url = site_path(target) if target.strip("/") else ""
-    page = _page_at(model, wanted_url)
+    page = by_url.get(wanted_url)
     found = [Redirect(source_url, page.url if page else wanted_url, default)]
     for translation in page.translations if page else []:
         found.append(Redirect(f"{lang_prefix(translation.lang, default)}{source_url}", translation.url, translation.lang))
@@ -224,10 +227,6 @@ def _localized(model: Model, source: str, target: str) -> list[Redirect]:
 def site_path(path: str) -> str:
     """`/Systems/Old Name` -> `systems/old-name/`: each segment slugged, so no path leaves the site."""
     return "".join(f"{url_slug(part)}/" for part in path.strip().strip("/").split("/") if part.strip())
-
-
-def _page_at(model: Model, url: str) -> ArticlePage | None:
-    return next((page for page in model.articles if page.url == url), None)
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ class Planned:
     sitemap: bool = True
     lastmod: str | None = None
     alternates: list[tuple[str, str]] = field(default_factory=list)  # (hreflang, url)
-    # A small file written beside the page whenever the page is rendered, made from what its render read (an
+    # A small file written beside the page whenever the page is rendered, made (first) from what its render reads (an
     # article's hover preview): (its path in the output folder, what makes its bytes). No page of its own: it
     # changes only with the page, whose digest names all it is made of.
     companion: tuple[str, Callable[[], bytes]] | None = None
@@ -194,9 +194,8 @@ class PageJob:
         key = self.digest(page, nav) if digested else None
         if key is not None and self.previous.keys.get(rel) == key and self._in_place(rel, page):
             return _kept(rel, page), key
-        files = [(rel, render_page(self.env, self.settings, page, nav))]
-        if page.companion is not None:
-            files.append((page.companion[0], page.companion[1]()))
+        beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
+        files = [(rel, render_page(self.env, self.settings, page, nav)), *beside]
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
         return files, key

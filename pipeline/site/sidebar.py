@@ -32,6 +32,7 @@ class LanguageNav:
         # Made as pages ask for them, once each: an edit build renders a few pages of a big tree.
         self.closed: dict[int, str] = {}  # id of a section -> its closed HTML
         self.items: dict[int, str] = {}  # id of a node -> its <li> (a section's: the link to its page, or "")
+        self.positions: dict[int, dict[str | None, int]] = {}  # id of a big section -> URL of a child -> its place
         self.digest = hashlib.sha256(html.encode() + _shape(tree.nodes)).hexdigest()
         # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
         # the sections (each page's own part is in its own digest: `page_key`).
@@ -67,11 +68,20 @@ class LanguageNav:
             return "".join(self._closed(node) for node in section.children if node.section) + self._more(section)
         nodes = section.children
         if not self.full and len(nodes) > WINDOW:
-            at = next((i for i, node in enumerate(nodes) if node.url == url), 0)
+            at = self._position(section, url)
             start = max(0, min(at - WINDOW // 2, len(nodes) - WINDOW))
             nodes = nodes[start : start + WINDOW]
         inner = self._level(nodes, branch or set(), url)
         return inner + self._more(section) if len(nodes) < len(section.children) else inner
+
+    def _position(self, section: Node, url: str | None) -> int:
+        """Where the child at `url` is in `section` (0: none is): found once per section, not per page."""
+        if id(section) not in self.positions:
+            positions = {}
+            for at, node in enumerate(section.children):
+                positions.setdefault(node.url, at)  # the first, as a search from the start finds
+            self.positions[id(section)] = positions
+        return self.positions[id(section)].get(url, 0)
 
     def _more(self, section: Node) -> str:
         """A link to every page of a section the tree does not list: its page, else the list of all pages."""

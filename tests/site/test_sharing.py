@@ -105,3 +105,21 @@ def test_a_preview_removed_from_the_output_folder_is_written_again(make_wiki):
     (config.content_dir / "beta.md").write_text(SITE["beta.md"] + "\nMore.\n", encoding="utf-8")
     build_site(config)
     assert json.loads(read(config.out_dir, "alpha/preview.json"))["title"] == "Alpha"
+
+
+@pytest.mark.parametrize("markup", [
+    "short &amp; <em>plain</em>",
+    "word " * 400,  # long: read from its start
+    "x" * 1190 + '<a href="' + "y" * 900 + '">link</a> ' + "z " * 200,  # a tag cut at the start's end
+    "<b>" + "&amp; " * 300 + "</b>",
+    "a " * 149 + "<span>" + "b" * 2000 + "</span>",  # little text in a long start: whole
+    "c" * 1180 + "&CounterClockwiseContourIntegral; " + "d " * 100,  # an entity cut at the start's end
+    "e " * 165 + "&amp;" * 200,
+    "<i></i>" * 128 + "g" * 290 + "&CounterClockwiseContourIntegral;" + "h" * 400,  # cut entity within the lead
+], ids=["short", "long", "cut-tag", "entities", "little-text", "cut-entity", "text-then-entities", "cut-entity-near"])
+def test_a_preview_lead_read_from_its_start_is_the_lead_of_the_whole_paragraph(markup):
+    from pipeline.site.emitters.articles import LEAD_LENGTH, _text, lead
+
+    whole = _text(markup)
+    expected = whole if len(whole) <= LEAD_LENGTH else whole[: LEAD_LENGTH - 1].rstrip() + "…"
+    assert lead(markup) == expected and len(lead(markup)) <= LEAD_LENGTH

@@ -29,20 +29,42 @@ def article_page(page: ArticlePage, tree: Tree) -> Planned:
 
 
 LEAD_LENGTH = 300  # characters of a body's first paragraph a preview shows
-PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+CUT_MARGIN = 40  # characters: longer than any HTML entity a cut may split
 TAG = re.compile(r"<[^>]*>")
 # As Jinja's `tojson`: a preview served as something else than JSON holds no markup.
-ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", ord("'"): "\\u0027"}
+ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"), (b"'", b"\\u0027"))
 
 
 def preview(page: ArticlePage) -> bytes:
-    """`preview.json`, made when the page is rendered (from the body its render read; no template): JSON text."""
-    found = PARAGRAPH.search(str(page.body.value["html"]))
-    lead = " ".join(html.unescape(TAG.sub("", found[1])).split()) if found else ""
-    if len(lead) > LEAD_LENGTH:
-        lead = lead[: LEAD_LENGTH - 1].rstrip() + "…"
-    data = {"title": page.title, "description": page.short_description or "", "lead": lead}
-    return orjson.dumps(data).decode().translate(ESCAPES).encode()
+    """`preview.json`, made as the page is rendered (from the body its render reads: read here first, as text, for
+    both; no template): JSON text."""
+    value = page.body.value
+    value["html"] = body = str(value["html"])
+    start = body.find("<p>")  # the first paragraph (markdown-it writes no attribute on a <p>)
+    end = body.find("</p>", start) if start >= 0 else -1
+    text = lead(body[start + 3 : end]) if end >= 0 else ""
+    data = orjson.dumps({"title": page.title, "description": page.short_description or "", "lead": text})
+    for character, escaped in ESCAPES:
+        data = data.replace(character, escaped)
+    return data
+
+
+def lead(markup: str) -> str:
+    """The text of a paragraph's `markup`, cut at LEAD_LENGTH characters: read from its start alone when that holds
+    enough text (a first paragraph may be long), else whole."""
+    if len(markup) > LEAD_LENGTH * 4:
+        start = markup[: LEAD_LENGTH * 4]
+        if start.rfind("<") > start.rfind(">"):  # a tag cut in two: left out
+            start = start[: start.rfind("<")]
+        text = _text(start)
+        if len(text) > LEAD_LENGTH + CUT_MARGIN:  # what the cut may have changed (a word, an entity) lies past the lead
+            return text[: LEAD_LENGTH - 1].rstrip() + "…"
+    text = _text(markup)
+    return text if len(text) <= LEAD_LENGTH else text[: LEAD_LENGTH - 1].rstrip() + "…"
+
+
+def _text(markup: str) -> str:
+    return " ".join(html.unescape(TAG.sub("", markup)).split())
 
 
 def emit(site, out) -> None:
