@@ -39,7 +39,7 @@ from pipeline.runtime.build_lock import build_lock
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.disk_full import disk_full_is_an_error
 from pipeline.runtime.forks import ForkedHelper
-from pipeline.site import MANIFEST, SiteReport, search_pending, site_intact
+from pipeline.site import MANIFEST, LastRender, SiteReport, search_pending, site_intact
 from pipeline.site.emitters import setting as emitters_setting
 from pipeline.site.output import refuse_foreign, refuse_unsafe
 from pipeline.site.theme import theme_digest
@@ -139,11 +139,12 @@ def _build(
             if last and (not site or (intact() and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started)
             forget_last(config, context.kind)
-            context.helper_worker = HelperWorker(helper, config)  # the forked helper loads the passes meanwhile
+            last_render = LastRender(config) if site else None  # read while the forked helper works a round
+            context.helper_worker = HelperWorker(helper, config, last_render.steps(load_render_code) if site else [])
             gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files)
             processed = run_rounds(context, gathered, read)
             listing = list_diagnostics(context, processed, captured, stamp)
-            rendered = render(context, processed.wiki, gathered.log, intact()) if site else None
+            rendered = render(context, processed.wiki, gathered.log, intact(), last_render) if site else None
             finish(context, stamp, processed, listing, rendered)
         finally:
             progress.close()
@@ -186,9 +187,14 @@ def finish(
         save_last(context.config, context.kind, stamp, len(processed.created_jobs) + processed.reused, counts)
 
 
-def render(context: BuildContext, wiki: Wiki, log: list[Change], intact: bool) -> SiteReport:
-    """Write the site into the output folder from the results (`intact`: every file of the last site is there)."""
-    # Loaded here, not above: a build with nothing to do never needs the page code or Jinja.
+def load_render_code() -> None:
+    """Import the render's modules: here, not above, as a build with nothing to do never needs the page code or Jinja."""
+    import pipeline.site.publish  # noqa: F401
+
+
+def render(context: BuildContext, wiki: Wiki, log: list[Change], intact: bool, last_render: LastRender) -> SiteReport:
+    """Write the site into the output folder from the results (`intact`: every file of the last site is there;
+    `last_render`: what the last build's render left, maybe read already)."""
     from pipeline.incremental.page_summaries import PageSummaries
     from pipeline.site.emitters import resolve
     from pipeline.site.publish import render_site
@@ -201,7 +207,7 @@ def render(context: BuildContext, wiki: Wiki, log: list[Change], intact: bool) -
     report = render_site(
         config, wiki, log, versions, emitters.entries, emitters.setting, tick=progress.advance,
         workers=context.workers, intact=intact, written=context.written, summaries=summaries,
-        search_later=context.search_later,
+        search_later=context.search_later, last_render=last_render,
     )  # fmt: skip
     if cache is not None:
         cache.summaries = summaries.used

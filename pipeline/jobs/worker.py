@@ -216,8 +216,11 @@ class HelperWorker:
     whose passes are not this process's (a wiki's own pass edited meanwhile) or that died, is worked here.
     """
 
-    def __init__(self, helper: ForkedHelper, config: Config) -> None:
+    def __init__(self, helper: ForkedHelper, config: Config, meanwhile: list[Callable[[], object]] | None = None) -> None:
+        """`meanwhile`: steps this process takes while the forked helper works a round, one after another, as long
+        as the helper is still at work (what the build needs later anyway: the render's code and what it reads)."""
         self.helper, self.config, self.home = helper, config, os.getpid()
+        self.meanwhile = list(meanwhile or ())
         self.loading = helper.forked  # the forked helper's call in flight is loading the passes
         if self.loading:
             helper.start(_ready, config, self.home)
@@ -228,6 +231,8 @@ class HelperWorker:
         if workers == 1 and self.helper.forked:
             self.wait_until_loaded()
             self.helper.start(_work_in_helper, self.config, _identities(specs), self.home)
+            while self.meanwhile and not self.helper.ready():
+                self.meanwhile.pop(0)()
             report = self.helper.result()
         return report if report is not None else run_workers(self.config, specs, workers)
 

@@ -3,7 +3,8 @@
 The steps: the exact path from the vault's root (a language's folder, with language folders), then the path
 from the linking file's folder, then the file name (case-insensitive, `.md` optional; a target with folders
 matches the end of a path). Of several files of one name, the one in the linking file's vault wins, then the
-one in its folder, then the shortest path. The index's `file` and `name` tables give files, not groups.
+one in the default language's (a note missing in one language falls back to it), then the one in the linking
+file's folder, then the shortest path. The index's `file` and `name` tables give files, not groups.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def by_file(index, target: str, folder: str) -> tuple[str | None, list[str]]:
     named = [file for file in index.lookup("name", lookup_key(posixpath.basename(path.rstrip("/"))))
              if ("/" + lookup_key(note_path(file[len(FILE) :]))).endswith(ending)]  # fmt: skip
     if named:
-        return "name", [min(named, key=lambda file: _preference(file[len(FILE) :], folder, vault, index.vault))]
+        default = index.default_language.lower()  # a missing note falls back to the default language's folder
+        vaults = (vault, default)
+        return "name", [min(named, key=lambda file: _preference(file[len(FILE) :], folder, vaults, index.vault))]
     return None, []
 
 
@@ -42,6 +45,9 @@ def note_path(path: str) -> str:
     return path
 
 
-def _preference(path: str, folder: str, vault: str, vault_of: Callable[[str], str]) -> tuple:
-    """Obsidian's order among files of one name: the linking file's vault, its folder, then the shortest path."""
-    return vault_of(path) != vault, posixpath.dirname(path) != folder, path.count("/"), len(path), path
+def _preference(path: str, folder: str, vaults: tuple[str, str], vault_of: Callable[[str], str]) -> tuple:
+    """Obsidian's order among files of one name: the linking file's vault, its folder, then the shortest path; with
+    language folders, the default language's vault (`vaults`: the linking file's, the default's) before the others."""
+    own = vault_of(path)
+    in_folder = posixpath.dirname(path) == folder
+    return own != vaults[0], own.lower() != vaults[1], not in_folder, path.count("/"), len(path), path

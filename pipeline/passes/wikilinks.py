@@ -323,7 +323,7 @@ def _rewrite(article: Article, link: dict, canonical: str) -> list[tuple[int, in
 
 PASS = Pass(
     name="wikilinks",
-    version=4,
+    version=5,
     contract=CONTRACT,
     run=run,
     select=select,

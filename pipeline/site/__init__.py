@@ -12,11 +12,14 @@ output is still there), so a build with nothing to do loads no template code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 from pipeline.config import Config
+from pipeline.incremental.page_summaries import PageSummaries, load_summaries
 from pipeline.site.shards import loader
-from pipeline.site.writer import in_output, previous_files
+from pipeline.site.writer import in_output, last_render, previous_files
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
@@ -63,3 +66,34 @@ def site_intact(config: Config) -> bool:
     """Every file the last build wrote into the output folder is still there."""
     files = previous_files(config.state_dir / MANIFEST, config.out_dir)
     return bool(files) and all(map(in_output(config.out_dir), files))
+
+
+class LastRender:
+    """What the render of the last build left for this one's: its record (`writer.last_render`: each page's digest,
+    what the pages were made of, the copied files) and its page summaries, each read once.
+
+    Read when the render asks, or before (`steps`): while an edit build waits for its forked helper to work a
+    round's few jobs, it reads these, which no job changes, and loads the render's code.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._summaries: PageSummaries | None = None
+
+    @cached_property
+    def record(self) -> tuple[dict[str, str], dict, dict[str, str]]:
+        return last_render(self.config.state_dir / MANIFEST, self.config.out_dir)
+
+    def take_summaries(self) -> PageSummaries:
+        """The last build's page summaries, given once: the model made, nothing holds them while pages render."""
+        summaries = self._summaries if self._summaries is not None else load_summaries(self.config.state_dir / PAGE_SUMMARIES)
+        self._summaries = None
+        return summaries
+
+    def steps(self, load_code: Callable[[], None]) -> list[Callable[[], None]]:
+        """Reading ahead, a step at a time (`load_code` imports the render's modules): the code, the record,
+        the page summaries."""
+        return [load_code, lambda: self.record, self._read_summaries]
+
+    def _read_summaries(self) -> None:
+        self._summaries = load_summaries(self.config.state_dir / PAGE_SUMMARIES)

@@ -9,7 +9,7 @@ from pipeline.content.facts import Change
 from pipeline.incremental.page_summaries import PageSummaries, load_summaries, save_summaries
 from pipeline.passes.base import Wiki
 from pipeline.runtime.lifespan import keep_until_exit
-from pipeline.site import COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, PAGE_SUMMARIES, SiteReport
+from pipeline.site import COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, PAGE_SUMMARIES, LastRender, SiteReport
 from pipeline.site import pages as wiki_pages
 from pipeline.site.emitting import Entry, Site, render_files
 from pipeline.site.model import Model, build_model
@@ -17,7 +17,7 @@ from pipeline.site.page_digests import recorded_state
 from pipeline.site.render import Previous, Settings, environment, site_languages
 from pipeline.site.sharing import sharing
 from pipeline.site.theme import check_ui_strings, theme_digest
-from pipeline.site.writer import SiteWriter, in_output, last_render
+from pipeline.site.writer import SiteWriter, in_output
 from pipeline.urls import normalize_base
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ def render_site(
     config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], emitters: list[Entry], setting: str = "", *,
     tick: Callable[[int], None] | None = None, workers: int = 1, intact: bool = False,
     written: Callable[[], None] = lambda: None, summaries: PageSummaries | None = None, search_later: BackgroundIndex | None = None,
+    last_render: LastRender | None = None,
 ) -> SiteReport:
     """Render the wiki into `config.out_dir`; `versions` is pass name -> version of the results in `wiki`.
 
@@ -39,12 +40,15 @@ def render_site(
     (the preview reloads then: in a big wiki the index takes longer than the build).
     `summaries`: the page summaries of the last build, when the caller keeps them (see `model_of`).
     `search_later` (the preview's): the search index is built in the background, not before returning.
+    `last_render`: what the last build's render left, when the build read it ahead (`LastRender`).
     """
     check_ui_strings(config.ui_strings)  # before any work: an unknown word key is a wiki.yaml error
     manifest = config.state_dir / MANIFEST
-    keys, state, copies = last_render(manifest, config.out_dir)
+    left = last_render or LastRender(config)
+    keys, state, copies = left.record
     last = recorded_state(state) if intact else None
-    model = model_of(config, wiki, log, versions, summaries, last.summaries if last else {}, last.tags if last else None)
+    known = summaries if summaries is not None else left.take_summaries  # taken by model_of: not held while rendering
+    model = model_of(config, wiki, log, versions, known, last.summaries if last else {}, last.tags if last else None)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir, setting,
                         config.ui_strings, site_languages(model, config.ui_strings),
                         sharing(config, normalize_base(config.base_url), emitters))  # fmt: skip
@@ -74,19 +78,19 @@ def render_site(
 
 
 def model_of(
-    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int], summaries: PageSummaries | None, last_keys: dict,
-    last_tags: dict | None = None,
+    config: Config, wiki: Wiki, log: list[Change], versions: dict[str, int],
+    summaries: PageSummaries | Callable[[], PageSummaries], last_keys: dict, last_tags: dict | None = None,
 ) -> Model:
     """The model of `wiki`, made with the page summaries of the last build, which this build's replace.
 
-    `summaries` is a caller's that outlives the build (`serve`): its `known` are the last build's (none: read
-    from the state folder), and its `used` this one's. Without it the page summaries are read from the state
-    folder and let go once the model is made (the paths they link to are not held while rendering).
+    `summaries`: its `known` are the last build's (none: read from the state folder), and its `used` this one's;
+    a caller that outlives the build (`serve`) keeps it; else it comes from a call (`LastRender.take_summaries`)
+    and is let go once the model is made (the paths they link to are not held while rendering).
     `last_keys` (article path -> page summary key, of the last build's pages) names the page summaries that changed,
     `last_tags` the last build's tags (`build_model`).
     """
     kept = config.state_dir / PAGE_SUMMARIES
-    summaries = PageSummaries() if summaries is None else summaries
+    summaries = summaries() if callable(summaries) else summaries
     if not summaries.known:
         summaries.known = load_summaries(kept).known
     model = build_model(wiki, log, versions, summaries, last_keys, last_tags)

@@ -299,3 +299,43 @@ def test_a_build_s_standby_works_its_small_rounds(make_wiki):
     report = build(config, workers=2)
     assert report.process.work.done == len(report.process.created_jobs) > 0
     assert str(os.getpid()) not in _attempts_by(config) and len(_attempts_by(config)) == 1
+
+
+_STEP: list[int] = []  # the read end of a pipe: the forked helper's round waits for a byte on it
+
+
+def _works_once_a_step_ran(config, identities, home):
+    import os
+
+    from pipeline.jobs.worker import WorkerReport
+
+    os.read(_STEP[0], 1)
+    return WorkerReport(done=1)
+
+
+def test_a_build_takes_its_steps_while_the_forked_helper_works_a_round(make_wiki, monkeypatch):
+    import os
+    import sys
+
+    from pipeline.jobs import worker
+    from pipeline.runtime.forks import ForkedHelper
+
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(sys.modules[__name__], "_STEP", [read_end])
+    monkeypatch.setattr(worker, "_work_in_helper", _works_once_a_step_ran)  # before the fork: the helper's too
+    config = make_wiki({"a.md": "# A\n"}, search=False)
+    taken = []
+    steps = [lambda: taken.append("code"), lambda: taken.append("record") or os.write(write_end, b"x"),
+             lambda: taken.append("summaries")]  # fmt: skip
+    with ForkedHelper() as helper:
+        beside = worker.HelperWorker(helper, config, steps)
+        report = beside.drain(passes_for(config), 1)
+    assert report.done == 1  # the helper's
+    # Until the second step the round cannot end: both were taken, in order; the third maybe, else left for later.
+    assert taken[:2] == ["code", "record"] and len(taken) + len(beside.meanwhile) == 3
+    with ForkedHelper(forked=False) as here:  # no helper: the round is worked here, every step left to the render
+        alone = worker.HelperWorker(here, config, steps)
+        alone.drain(passes_for(config), 1)
+    assert len(alone.meanwhile) == 3
+    os.close(read_end)
+    os.close(write_end)

@@ -61,6 +61,16 @@ def test_language_folders_are_vaults_searched_first_then_the_whole_content():
     assert (meta["lang"], meta["url"]) == ("es", "es/sync/seguridad/")  # the folder is the language, not repeated
 
 
+def test_a_note_missing_in_a_language_falls_back_to_the_default_languages_not_the_first_folders():
+    # es/ lacks A: of en/A and de/A (paths of one length: `de` sorts first), the default language's is taken.
+    files = {"es/B.md": "See [[A#Overview]] and [[A]].\n", "en/A.md": "## Overview\n", "de/A.md": "## Überblick\n"}
+    options = {**FOLDERS, "languages": ["en", "es", "de"], "default_language": "en"}
+    out = run_inline(files, specs=SPECS, options=options)["wikilinks"]["es/B.md"]
+    assert [(link["status"], link["target_path"]) for link in out["links"]] == [("fallback", "en/A.md")] * 2
+    assert not out["diagnostics"]  # the heading is found: no broken anchor
+    assert resolved(files, {**options, "default_language": "de"}, path="es/B.md")["A"][:2] == ("fallback", "de/A.md")
+
+
 def test_wiki_links_prefer_the_linking_articles_language_folder_over_an_ambiguity():
     files = {"es/a.md": "[[Guide]]\n", "es/Guide.md": "x\n", "en/Guide.md": "x\n"}
     options = {"language_folders": True, "languages": ["en", "es"]}

@@ -11,7 +11,8 @@ from pipeline.build import build
 from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
-from pipeline.site import publish, render
+import pipeline.site as site_package
+from pipeline.site import render
 from pipeline.site.model import build_model
 from pipeline.site.page_digests import SiteState, recorded_state, patch, site_state
 from pipeline.site.pages import Revision
@@ -36,7 +37,7 @@ def assert_same_as_a_full_render(config, monkeypatch):
     """Render the same wiki again planning every page and rendering each (no state, no page digests):
     every file it makes has the bytes the last build left."""
     with monkeypatch.context() as patch:
-        patch.setattr(publish, "last_render", lambda manifest, out: ({}, {}, {}))
+        patch.setattr(site_package, "last_render", lambda manifest, out: ({}, {}, {}))  # `LastRender.record`
         again = build(dataclasses.replace(config, search=False), workers=1, site=True, reuse=False)
     assert again.site.written == [] and again.site.removed == [] and again.site.unchanged == again.site.files
 
