@@ -1,7 +1,7 @@
 """Generate a synthetic bilingual wiki for benchmarks.
 
     python benchmarks/generate.py OUT_DIR --articles 1000 [--spanish 0.3] [--links 8]
-        [--broken 0.02] [--mentions 3] [--words 1000] [--seed 1]
+        [--broken 0.02] [--mentions 3] [--words 1000] [--seed 1] [--profile {wiki,vault}]
 
 Each English article has about `--words` words in sections with headings,
 lists, a table, a code block, `--links` wikilinks to other articles (a
@@ -11,13 +11,16 @@ each, for the mentions pass to find) and two footnote citations. A
 `--spanish` share of articles get a `.es.md` translation paired both ways.
 Articles live in ten folders. The output is deterministic for a seed.
 `hugo_tree` and `mkdocs_tree` write the same articles as a Hugo site and a
-MkDocs project, so the tools are timed on one corpus.
+MkDocs project, so the tools are timed on one corpus. That is the `wiki`
+profile; `--profile vault` writes an Obsidian-style vault of `--articles`
+notes instead (benchmarks/vault.py: only `--broken` and `--seed` apply).
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +33,7 @@ SPANISH = (
     "wiki captura cola trabajador resultado página enlace índice búsqueda compilación analizador tabla "
     "idioma par cita encabezado ancla plazo reintento versión huella artículo editor revisión borrador"
 ).split()
+HUGO_LANGUAGES = '\ndefaultContentLanguage = "en"\n[languages.en]\nweight = 1\n[languages.es]\nweight = 2\n'
 FOLDERS = ("guides", "reference", "concepts", "howto", "api", "ops", "design", "security", "data", "misc")
 
 
@@ -59,7 +63,7 @@ def title_of(number: int, lang: str = "en") -> str:
     return f"{'Tema' if lang == 'es' else 'Topic'} {number} {WORDS[number % len(WORDS)].title()}"
 
 
-def _sentence(rng: random.Random, vocabulary: list[str], size: int) -> str:
+def sentence(rng: random.Random, vocabulary: list[str], size: int) -> str:
     words = [rng.choice(vocabulary) for _ in range(size)]
     return " ".join(words).capitalize() + "."
 
@@ -68,12 +72,12 @@ def _paragraph(rng: random.Random, vocabulary: list[str], words: int, links: lis
     sentences, count = [], 0
     while count < words:
         size = rng.randint(8, 18)
-        sentence = _sentence(rng, vocabulary, size)
+        text = sentence(rng, vocabulary, size)
         if links:
-            sentence = sentence[:-1] + f" (see [[{links.pop()}]])."
+            text = text[:-1] + f" (see [[{links.pop()}]])."
         elif mentions:
-            sentence = sentence[:-1] + f", as {mentions.pop()} says."
-        sentences.append(sentence)
+            text = text[:-1] + f", as {mentions.pop()} says."
+        sentences.append(text)
         count += size
     return " ".join(sentences)
 
@@ -94,7 +98,7 @@ def article_text(number: int, shape: Shape, lang: str = "en") -> str:
     pair = f"paired_with: {slug_of(number)}{'.es' if other == 'es' else ''}.md\n" if _has_spanish(number, shape) else ""
     head = (
         f"---\ntitle: \"{title_of(number, lang)}\"\nslug: {slug_of(number)}\nlang: {lang}\n{pair}"
-        f"short_description: \"{_sentence(rng, vocabulary, 10)}\"\ncategory: {FOLDERS[number % len(FOLDERS)]}\n"
+        f"short_description: \"{sentence(rng, vocabulary, 10)}\"\ncategory: {FOLDERS[number % len(FOLDERS)]}\n"
         "references:\n  - id: 1\n    text: \"A reference\"\n    url: https://example.org/a\n"
         "  - id: 2\n    text: \"Another reference\"\n    url: https://example.org/b\n---\n\n"
     )
@@ -102,12 +106,21 @@ def article_text(number: int, shape: Shape, lang: str = "en") -> str:
     sections = []
     for index in range(5):
         body = _paragraph(rng, vocabulary, per_section - 40, links if index < 4 else [], mentions if index < 4 else [])
-        sections.append(f"## {_sentence(rng, vocabulary, 3)[:-1]}\n\n{body}\n")
-    sections.insert(1, "".join(f"- {_sentence(rng, vocabulary, 5)}\n" for _ in range(4)))
+        sections.append(f"## {sentence(rng, vocabulary, 3)[:-1]}\n\n{body}\n")
+    sections.insert(1, "".join(f"- {sentence(rng, vocabulary, 5)}\n" for _ in range(4)))
     sections.insert(3, "| key | value |\n|---|---|\n" + "".join(f"| {w} | {i} |\n" for i, w in enumerate(WORDS[:4])))
     sections.insert(4, "```python\nfor item in items:\n    print(item)  # [[not-a-link]]\n```\n")
     cites = "Cited twice[^1] and once more[^2].\n"
     return head + "\n".join(sections) + "\n" + cites
+
+
+def retitled(text: str, title: str) -> str:
+    """An article's text with `title` as its frontmatter's `title`: replaced, or added (with frontmatter when
+    it has none, as a vault's note may not)."""
+    line = f'title: "{title}"'
+    if re.search(r'^title: ".*"$', text, flags=re.M):
+        return re.sub(r'^title: ".*"$', line, text, count=1, flags=re.M)
+    return f"---\n{line}\n" + (text.removeprefix("---\n") if text.startswith("---\n") else f"---\n\n{text}")
 
 
 def _has_spanish(number: int, shape: Shape) -> bool:
@@ -127,14 +140,13 @@ def generate(out: Path, shape: Shape) -> int:
     return files
 
 
-def hugo_tree(wiki: Path, site: Path) -> None:
-    """The same articles as a Hugo site (wikilinks stay text: Hugo has none).
+def hugo_tree(wiki: Path, site: Path, languages: str = HUGO_LANGUAGES) -> None:
+    """The same articles as a Hugo site (wikilinks stay text: Hugo has none), `languages` its config's part.
 
-    Hugo pairs `name.es.md` with `name.md` by its file name when `es` is a configured
+    By default Hugo pairs `name.es.md` with `name.md` by its file name, as `es` is a configured
     language, and builds it under `/es/`, as pipeline does.
     """
     (site / "content").mkdir(parents=True, exist_ok=True)
-    languages = '\ndefaultContentLanguage = "en"\n[languages.en]\nweight = 1\n[languages.es]\nweight = 2\n'
     (site / "hugo.toml").write_text('baseURL = "http://localhost/"\ntitle = "bench"\n' + languages)
     layouts = site / "layouts" / "_default"
     layouts.mkdir(parents=True, exist_ok=True)
@@ -171,9 +183,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mentions", type=int, default=Shape.mentions)
     parser.add_argument("--words", type=int, default=Shape.words)
     parser.add_argument("--seed", type=int, default=Shape.seed)
+    parser.add_argument("--profile", choices=("wiki", "vault"), default="wiki",
+                        help="vault: an Obsidian-style vault (benchmarks/vault.py) of --articles notes")  # fmt: skip
     args = parser.parse_args(argv)
-    shape = Shape(args.articles, args.spanish, args.links, args.broken, args.mentions, args.words, args.seed)
-    print(f"{generate(args.out, shape)} files written to {args.out}")
+    if args.profile == "vault":
+        from vault import VaultShape, generate_vault  # here, not above: vault.py imports this module
+
+        files = generate_vault(args.out, VaultShape(notes=args.articles, broken=args.broken, seed=args.seed))
+    else:
+        shape = Shape(args.articles, args.spanish, args.links, args.broken, args.mentions, args.words, args.seed)
+        files = generate(args.out, shape)
+    print(f"{files} files written to {args.out}")
     return 0
 
 

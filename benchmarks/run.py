@@ -1,22 +1,26 @@
 """Time pipeline side by side with Hugo and MkDocs on one synthetic wiki.
 
-    python benchmarks/run.py [--sizes 1000 10000] [--workdir DIR] [--no-hugo] [--no-mkdocs]
-                             [--baseline DIR] [--repeat N]
+    python benchmarks/run.py [--sizes 1000 10000] [--profile {wiki,vault,both}] [--workdir DIR] [--no-hugo]
+                             [--no-mkdocs] [--baseline DIR] [--repeat N]
 
-For each size it generates a wiki (benchmarks/generate.py) and times, in one
-run: a cold build, a rebuild with no change, a rebuild after editing one
-article's body, after changing one title, and after adding one article. It
-reports wall time, CPU time, peak RSS, pages rewritten, and jobs run and
-reused. When `hugo` (Debian package) and `mkdocs` with the Material theme are
-installed, it builds the same articles, English and Spanish, with them, the same way, and
-prints ratios. With `--baseline DIR` (another checkout of pipeline, e.g. a
-`git worktree` of an older commit) it times that version too, on its own copy
-of the wiki, so before and after are a ratio in one run. With `--repeat N`
-each rebuild scenario is made N times (each time another edit of the same
-kind), every tool starting a repeat in turn, and the median is reported with
-the range: the tool that runs first after another's build is slower (its
-writes, the page cache), which a single run cannot tell from the code. Never
-run by CI: timing goals live here, not in tests.
+For each size it generates a wiki (benchmarks/generate.py; with `--profile
+vault` an Obsidian-style vault, benchmarks/vault.py, built with the settings
+that read it as Obsidian does; `both`: the wiki, then the vault) and times, in
+one run: a cold build, a rebuild with no change, a rebuild after editing one
+article's body, after adding a link in it, after changing its title, and after
+adding one article. It reports wall time, CPU time, CPU utilisation (CPU
+seconds over wall seconds: how many cores a build kept busy), peak RSS, pages
+rewritten, and jobs run and reused. When `hugo` (Debian package) and `mkdocs`
+with the Material theme are installed, it builds the same articles, in every
+language, with them, the same way, and prints ratios. With `--baseline DIR`
+(another checkout of pipeline, e.g. a `git worktree` of an older commit) it
+times that version too, on its own copy of the wiki, so before and after are a
+ratio in one run. With `--repeat N` each rebuild scenario is made N times
+(each time another edit of the same kind), every tool starting a repeat in
+turn, and the median is reported with the range: the tool that runs first
+after another's build is slower (its writes, the page cache), which a single
+run cannot tell from the code. Never run by CI: timing goals live here, not in
+tests.
 
 A tree an earlier run left in the work folder is deleted after this run's
 timing, not before (`set_aside`): on this machine's disk, making files just
@@ -36,14 +40,44 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of, slug_of  # noqa: E402
+import vault  # noqa: E402
+from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of, retitled, slug_of  # noqa: E402
 
 SCENARIOS = ("cold", "no-change", "edit-body", "edit-link", "edit-title", "add-article")
 SUMMARY = re.compile(r"pages (\d+) written.*jobs (\d+) run, (\d+) reused")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A corpus to time at one size (generate.py's wiki or vault.py's vault): how to write it, the wiki.yaml
+    lines pipeline builds it with, its Hugo and MkDocs copies, and what the scenarios' edits need."""
+
+    name: str
+    size: int  # articles (a vault's: notes in its default language, translations on top)
+    write: Callable[[Path], int]  # writes the corpus into a folder; returns its number of files
+    path_of: Callable[[int], str]  # article N's file (in the default language)
+    text_of: Callable[[int], str]  # article N's text: add-article writes the one numbered `size`
+    link_to: Callable[[int], str]  # a wikilink to article N
+    hugo_tree: Callable[[Path, Path], None]
+    mkdocs_tree: Callable[[Path, Path], None]
+    settings: str = ""
+
+
+def profile_of(name: str, size: int) -> Profile:
+    if name == "vault":
+        shape = vault.VaultShape(notes=size)
+        return Profile(name, size, partial(vault.generate_vault, shape=shape), partial(vault.path_of, shape=shape),
+                       partial(vault.note_text, shape=shape), partial(vault.link_to, shape=shape),
+                       partial(vault.hugo_tree, shape=shape), vault.mkdocs_tree, vault.settings(shape))  # fmt: skip
+    shape = Shape(articles=size)
+    return Profile(name, size, partial(generate, shape=shape), path_of, partial(article_text, shape=shape),
+                   lambda number: f"[[{slug_of(number)}]]", hugo_tree, mkdocs_tree)  # fmt: skip
 
 
 @dataclass
@@ -107,20 +141,21 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
     return timing, output
 
 
-def edit(tool: Tool, scenario: str, shape: Shape, repeat: int = 0) -> None:
+def edit(tool: Tool, scenario: str, profile: Profile, repeat: int = 0) -> None:
     """Apply one scenario's change to the tool's copy of the sources (its `repeat`-th: each is another change)."""
-    target = tool.sources / path_of(7)
+    target = tool.sources / profile.path_of(7)
     if scenario == "edit-body":
         target.write_text(target.read_text(encoding="utf-8") + "\nOne more sentence about the build.\n", encoding="utf-8")
     elif scenario == "edit-link":  # a body edit that links to one more article (whose "What links here" changes)
-        link = f"\nSee also [[{slug_of(11 + repeat)}]].\n"
+        link = f"\nSee also {profile.link_to(11 + repeat)}.\n"
         target.write_text(target.read_text(encoding="utf-8") + link, encoding="utf-8")
     elif scenario == "edit-title":
         text, title = target.read_text(encoding="utf-8"), "A Renamed Topic" + (f" {repeat + 1}" if repeat else "")
-        target.write_text(re.sub(r'^title: ".*"$', f'title: "{title}"', text, count=1, flags=re.M), encoding="utf-8")
+        target.write_text(retitled(text, title), encoding="utf-8")
     elif scenario == "add-article":
-        new = tool.sources / path_of(shape.articles + repeat)
-        new.write_text(article_text(shape.articles + repeat, shape), encoding="utf-8")
+        new = tool.sources / profile.path_of(profile.size + repeat)
+        new.parent.mkdir(parents=True, exist_ok=True)  # a vault's new note may start a folder (a month's)
+        new.write_text(profile.text_of(profile.size + repeat), encoding="utf-8")
 
 
 def pipeline_tool(name: str, root: Path, wiki: Path, suffix: str = "", env: dict | None = None) -> Tool:
@@ -141,35 +176,37 @@ def compiled(root: Path, env: dict | None = None) -> dict:
     return env
 
 
-def warm_up(tool: Tool, root: Path) -> None:
-    """Build a three-article wiki once with the tool's Python, so its bytecode is cached before timing."""
+def warm_up(tool: Tool, root: Path, profile: str) -> None:
+    """Build a three-article corpus of the profile once with the tool's Python (and the wiki.yaml of the timed
+    builds), so its bytecode is cached before timing."""
     wiki = root / "warm-up" / "wiki"
     if not wiki.exists():
-        generate(wiki, Shape(articles=3, words=50))
+        profile_of(profile, 3).write(wiki)
     command = [*tool.command[: tool.command.index("--content")], "--content", str(wiki),
                "--state", str(wiki.parent / f"state-{tool.name}"), "--out", str(wiki.parent / f"site-{tool.name}")]  # fmt: skip
     timed(command, root, tool.env)
 
 
 def tools_for(
-    root: Path, wiki: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None
+    root: Path, wiki: Path, profile: Profile, hugo: bool, mkdocs: bool, search: bool = False,
+    baseline: Path | None = None,
 ) -> list[Tool]:
     # Hugo and MkDocs build no full-text index here, so by default neither does pipeline (--search turns it on).
-    (root / "wiki.yaml").write_text(f"search: {'true' if search else 'false'}\n")
+    (root / "wiki.yaml").write_text(f"search: {'true' if search else 'false'}\n{profile.settings}")
     tools = [pipeline_tool("pipeline", root, wiki, env=compiled(root))]
     if baseline is not None:
         shutil.copytree(wiki, root / "wiki-baseline")
         env = compiled(root, {**os.environ, "PYTHONPATH": str(baseline.resolve())})
         tools.append(pipeline_tool("baseline", root, root / "wiki-baseline", "-baseline", env))
     for tool in tools:
-        warm_up(tool, root)
+        warm_up(tool, root, profile.name)
         tool.code = code_of(tool.env, tool.cwd)
         print(f"{tool.name}: {tool.code}")
     if hugo and shutil.which("hugo"):
-        hugo_tree(wiki, root / "hugo")
+        profile.hugo_tree(wiki, root / "hugo")
         tools.append(Tool("hugo", ["hugo", "--quiet", "-d", str(root / "hugo-out")], root / "hugo" / "content", root / "hugo"))
     if mkdocs and shutil.which("mkdocs"):
-        mkdocs_tree(wiki, root / "mkdocs")
+        profile.mkdocs_tree(wiki, root / "mkdocs")
         tools.append(Tool("mkdocs", ["mkdocs", "build", "-q", "-d", str(root / "mkdocs-out")], root / "mkdocs" / "docs",
                           root / "mkdocs"))  # fmt: skip
     return tools
@@ -193,13 +230,13 @@ def set_aside(root: Path) -> Path | None:
 
 def run_size(
     articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None,
-    aside: list[Path] | None = None, repeat: int = 1,
+    aside: list[Path] | None = None, repeat: int = 1, profile: str = "wiki",
 ) -> list[Tool]:
-    """Generate a wiki of `articles` and time every tool on every scenario (each rebuild `repeat` times);
-    a tree an earlier run left is set aside into `aside` (the caller deletes those once done timing),
-    or else deleted first."""
-    shape = Shape(articles=articles)
-    root = workdir / f"n{articles}"
+    """Generate a corpus of the profile (`wiki` or `vault`) of `articles` and time every tool on every
+    scenario (each rebuild `repeat` times); a tree an earlier run left is set aside into `aside` (the
+    caller deletes those once done timing), or else deleted first."""
+    corpus = profile_of(profile, articles)
+    root = workdir / (f"n{articles}" if profile == "wiki" else f"{profile}-n{articles}")
     old = set_aside(root)
     if old is not None:
         if aside is None:
@@ -207,13 +244,13 @@ def run_size(
         else:
             aside.append(old)
     wiki = root / "wiki"
-    files = generate(wiki, shape)
-    print(f"\n== {articles} articles ({files} files) ==")
-    tools = tools_for(root, wiki, hugo, mkdocs and articles <= 1000, search, baseline)
+    files = corpus.write(wiki)
+    print(f"\n== {articles} articles, {profile} profile ({files} files) ==")
+    tools = tools_for(root, wiki, corpus, hugo, mkdocs and articles <= 1000, search, baseline)
     for scenario in SCENARIOS:
         for number in range(1 if scenario == "cold" else repeat):
             for tool in tools[number % len(tools) :] + tools[: number % len(tools)]:  # each tool first in turn
-                edit(tool, scenario, shape, number)
+                edit(tool, scenario, corpus, number)
                 tool.runs.setdefault(scenario, []).append(timed(tool.command, tool.cwd, tool.env)[0])
     for tool in tools:
         tool.results = {scenario: median(runs) for scenario, runs in tool.runs.items()}
@@ -229,14 +266,15 @@ def median(runs: list[Timing]) -> Timing:
 
 
 def report(tools: list[Tool]) -> None:
-    print(f"{'tool':10} {'scenario':12} {'wall s':>8} {'range s':>13} {'cpu s':>8} {'rss MB':>8} "
+    print(f"{'tool':10} {'scenario':12} {'wall s':>8} {'range s':>13} {'cpu s':>8} {'cpu/wall':>8} {'rss MB':>8} "
           f"{'pages':>7} {'jobs run':>9} {'reused':>7}")
     for tool in tools:
         for scenario, t in tool.results.items():
             walls = [run.wall for run in tool.runs.get(scenario, [t])]
             spread = f"{min(walls):.2f}-{max(walls):.2f}" if len(walls) > 1 else ""
             extra = f"{t.pages:>7} {t.jobs_run:>9} {t.jobs_reused:>7}" if t.pages is not None else ""
-            print(f"{tool.name:10} {scenario:12} {t.wall:8.2f} {spread:>13} {t.cpu:8.2f} {t.rss_mb:8.0f} {extra}")
+            print(f"{tool.name:10} {scenario:12} {t.wall:8.2f} {spread:>13} {t.cpu:8.2f} {t.cpu / t.wall:8.2f} "
+                  f"{t.rss_mb:8.0f} {extra}")
     for other in tools[1:]:
         for scenario in SCENARIOS:
             ratio = tools[0].results[scenario].wall / other.results[scenario].wall
@@ -262,12 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", action="store_true", help="let pipeline build its Pagefind index too")
     parser.add_argument("--baseline", type=Path, help="another checkout of pipeline to time side by side")
     parser.add_argument("--repeat", type=int, default=1, help="make each rebuild N times, report the median")
+    parser.add_argument("--profile", choices=("wiki", "vault", "both"), default="wiki",
+                        help="generate.py's wiki, vault.py's Obsidian-style vault, or each in turn")  # fmt: skip
     args = parser.parse_args(argv)
     aside: list[Path] = []
     for size in args.sizes:
-        tools = run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline, aside,
-                         max(1, args.repeat))  # fmt: skip
-        report(tools)
+        for profile in ("wiki", "vault") if args.profile == "both" else (args.profile,):
+            tools = run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline,
+                             aside, max(1, args.repeat), profile)  # fmt: skip
+            report(tools)
     for tree in aside:  # after all timing (see `set_aside`); the next run had best start a few minutes later
         shutil.rmtree(tree, ignore_errors=True)
     return 0
