@@ -169,8 +169,8 @@ def render_files(
     trees = {lang: shown.digest for lang, shown in navs.items() if not shown.full}
     state = replace(site_state(model, salts, site.histories), trees=trees)
     changes = changes_since(previous.state, state, model, emitters)
-    # A big tree changed (a page added, retitled): every page is planned and digested, its own part of the tree
-    # too, and only those whose part changed are rendered again.
+    # A big tree changed (a page added, retitled): every page is planned; the changed articles' pages are digested,
+    # the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are rendered.
     digest_all = changes is not None and previous.state is not None and previous.state.trees != trees
     if digest_all:
         changes = replace(changes, every_page=True)
@@ -185,7 +185,9 @@ def render_files(
     if changes is None:  # every article page will ask for its backlinks
         model.backlinks.index()
     only = changes.articles if changes is not None and changes.every_page and not digest_all else None
-    keys = render_planned(PageJob(env, settings, navs, previous, salts, only), out.pages, writer, tick, site.workers)
+    moved = changes.articles if digest_all else None  # the other articles' pages: changed if their part of the tree did
+    job = PageJob(env, settings, navs, previous, salts, only, moved)
+    keys = render_planned(job, out.pages, writer, tick, site.workers)
     if changes is not None:
         _keep_last_files(writer, previous, out)
         keys = {**previous.keys, **keys}

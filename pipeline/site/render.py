@@ -146,6 +146,11 @@ class Planned:
     companion: tuple[str, Callable[[], bytes]] | None = None
 
 
+# The context an article page takes from the navigation tree (a page's part of the tree: `PageJob.tree_key`).
+TREE_PARTS = ("breadcrumbs", "previous_page", "next_page")
+CONTENT = 48  # hex digits of a page digest naming all but its part of the tree; the rest name that part
+
+
 def page_file(url: str) -> str:
     return f"{url}index.html"
 
@@ -180,6 +185,9 @@ class PageJob:
     salts: dict[str, str]  # lang -> digest of what all its pages share: settings, navigation, theme
     # The articles whose pages are rendered (None: all); the others' are the last build's (`emitting.Changes`).
     rendered: frozenset[str] | None = None
+    # After a change of a big navigation tree: the articles whose pages may show another change; the others' pages
+    # changed only if their part of the tree did (None: any page may have changed).
+    moved: frozenset[str] | None = None
     records: dict[int, str] = field(default_factory=dict)  # id of an ArticlePage -> its digest
 
     def render(self, page: Planned) -> tuple[list[tuple[str, bytes | None]], str | None]:
@@ -191,6 +199,10 @@ class PageJob:
                 and rel in self.previous.keys:  # fmt: skip
             return _kept(rel, page), self.previous.keys[rel]
         nav = self.navs[page.lang].for_page(page.url)  # made once: digested and shown
+        if digested and self.moved is not None and page.context["page"].path not in self.moved:
+            last = self.previous.keys.get(rel, "")
+            if last[CONTENT:] == self.tree_key(page, nav) and self._in_place(rel, page):
+                return _kept(rel, page), last
         key = self.digest(page, nav) if digested else None
         if key is not None and self.previous.keys.get(rel) == key and self._in_place(rel, page):
             return _kept(rel, page), key
@@ -204,15 +216,23 @@ class PageJob:
         return self.previous.exists(rel) and (page.companion is None or self.previous.exists(page.companion[0]))
 
     def digest(self, page: Planned, nav: str) -> str:
-        """Everything an article or history page is rendered from.
+        """Everything an article or history page is rendered from: the digest of all but its part of the navigation
+        tree (CONTENT characters), then that part's (`tree_key`).
 
         An article's record is digested once, for its page and its history page
         (rendered one after the other, by the same process: `render_planned`).
         """
         context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
-                        for name, value in page.context.items())  # fmt: skip
-        return digest((page.template, page.title, page.url, page.lang, page.alternates, context,
-                        self.salts[page.lang], self.navs[page.lang].page_key(nav)))  # fmt: skip
+                        for name, value in page.context.items() if name not in TREE_PARTS)  # fmt: skip
+        content = digest((page.template, page.title, page.url, page.lang, page.alternates, context, self.salts[page.lang]))
+        return content[:CONTENT] + self.tree_key(page, nav)
+
+    def tree_key(self, page: Planned, nav: str) -> str:
+        """What of its language's navigation tree a page shows: its own part of the sidebar, its breadcrumbs, and
+        its previous and next pages."""
+        context = page.context
+        shown = (self.navs[page.lang].page_key(nav), *(context.get(name) for name in TREE_PARTS))
+        return digest(shown)[: 64 - CONTENT]
 
     def _record(self, record: ArticlePage) -> str:
         if id(record) not in self.records:
