@@ -20,7 +20,7 @@ from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.urls import home_url, lang_prefix, leaves_site
 
 
-@dataclass(eq=False)  # compared by identity: a tree holds each section once
+@dataclass(eq=False, slots=True)  # compared by identity: a tree holds each section once; slots: one per page
 class Node:
     """A section (`children`, its page's `url` or None) or a page (an article's URL, or a URL leaving the site)."""
 
@@ -31,7 +31,7 @@ class Node:
     article: bool = True  # its URL is an article's page (not: a category's section, a `nav:` URL leaving the site)
 
 
-@dataclass
+@dataclass(slots=True)  # one per page
 class Place:
     """Where a page sits: the sections above it (outermost first), the pages of its section in order, and where it is
     among them."""
