@@ -264,7 +264,7 @@ def _ready(config: Config, home: int) -> Afterwards | None:
     if os.getpid() == home:
         return None
     _passes_loaded(config)
-    markdown = markdown_setting(config.markdown)  # the parser the passes ask for, as build.py's options name it
+    markdown = markdown_setting(config.markdown, config.links)  # the parser the passes ask for, as build.py's options name it
     for raw_html in {bool(config.raw_html), True}:
         make_parser(raw_html=raw_html, markdown=markdown)
     highlighted = any(extension.name == "code" for extension, _ in enabled_extensions(markdown))

@@ -40,7 +40,8 @@ class MarkdownExtension:
 
     Bump `version` whenever the same text may parse or render differently: the jobs that parse
     Markdown then run again. `defaults` names every option it takes (others are refused).
-    `required`: the passes read what it makes, so a wiki cannot turn it off.
+    `required`: the passes read what it makes, so a wiki cannot turn it off. `choices`: the values an option may take,
+    for the options that take one of a few.
     """
 
     name: str
@@ -49,6 +50,7 @@ class MarkdownExtension:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     enabled_by_default: bool = False
     required: bool = False
+    choices: Mapping[str, tuple] = field(default_factory=dict)
 
 
 def _core_rules(*names: str) -> Callable[[MarkdownIt], None]:
@@ -88,10 +90,11 @@ def _highlight(md: MarkdownIt) -> None:
     highlight_plugin(md)
 
 
-def _wikilinks(md: MarkdownIt) -> None:
+def _wikilinks(md: MarkdownIt, heading_text: str = "written") -> None:
     from pipeline.markdown.wikilinks import wikilinks_plugin
 
-    wikilinks_plugin(md, **md.options["site"])  # where the site is published, and its default language
+    # where the site is published, and its default language; how a link to a heading or block reads
+    wikilinks_plugin(md, **md.options["site"], heading_text=heading_text)
 
 
 def _heading_ids(md: MarkdownIt) -> None:
@@ -150,7 +153,8 @@ BUILTIN: dict[str, MarkdownExtension] = {ext.name: ext for ext in (
     MarkdownExtension("highlight", _highlight, enabled_by_default=True),
     MarkdownExtension("comments", _comments, enabled_by_default=True),
     MarkdownExtension("callouts", _callouts, enabled_by_default=True),
-    MarkdownExtension("wikilinks", _wikilinks, enabled_by_default=True, required=True),
+    MarkdownExtension("wikilinks", _wikilinks, defaults={"heading_text": "written"}, enabled_by_default=True,
+                      required=True, choices={"heading_text": ("written", "obsidian")}),
     MarkdownExtension("heading_ids", _heading_ids, enabled_by_default=True, required=True),
     MarkdownExtension("block_ids", _block_ids, enabled_by_default=True),
     MarkdownExtension("tags", _tags, enabled_by_default=True),
@@ -221,6 +225,9 @@ def resolve(items: list) -> tuple[tuple[str, MarkdownExtension, dict], ...]:
         if unknown:
             known = ", ".join(extension.defaults) or "none"
             raise ConfigError(f"markdown: {ref}: unknown option(s) {', '.join(unknown)} (it takes: {known})")
+        for option, allowed in extension.choices.items():
+            if option in options and options[option] not in allowed:
+                raise ConfigError(f"markdown: {ref}: {option} must be one of {', '.join(map(str, allowed))}")
         chosen[ref] = (extension, {**extension.defaults, **options})
     table = []
     for name, ext in BUILTIN.items():  # the built-ins in their places, then the others in the order named
@@ -231,9 +238,12 @@ def resolve(items: list) -> tuple[tuple[str, MarkdownExtension, dict], ...]:
     return tuple(table)
 
 
-def setting(items: list) -> str:
+def setting(items: list, links: str = "wiki") -> str:
     """The resolved table as the `markdown` option passes read: canonical JSON of [name, version,
-    options] per extension, the default table's included."""
+    options] per extension, the default table's included. With `links: obsidian`, a link to a heading or block
+    without a label reads as Obsidian shows it (`Note > Heading`), unless `items` set `wikilinks` themselves."""
+    if links == "obsidian":
+        items = [{"wikilinks": {"heading_text": "obsidian"}}, *items]
     return _setting(json.dumps(items, sort_keys=True))
 
 

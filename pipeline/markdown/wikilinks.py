@@ -52,8 +52,11 @@ class Parts:
     display: str
 
 
-def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: str = "en") -> None:
-    """Add the `wikilink` inline rule, its position and table helpers, and its renderers."""
+def wikilinks_plugin(
+    md: MarkdownIt, *, base_url: str = "", default_language: str = "en", heading_text: str = "written"
+) -> None:
+    """Add the `wikilink` inline rule, its position and table helpers, and its renderers. `heading_text`: how a link
+    to a heading or block without a label reads: `written` (`Note#Heading`) or `obsidian` (`Note > Heading`)."""
     from markdown_it.rules_block.table import table  # markdown-it loads with the first parser
 
     md.inline.ruler.before("link", "wikilink", wikilink_rule)
@@ -65,15 +68,16 @@ def wikilinks_plugin(md: MarkdownIt, *, base_url: str = "", default_language: st
     md.core.ruler.push("wikilink_embed_blocks", embed_blocks)  # `embeds.py`
     if "table" in md.block.ruler.get_all_rules():
         md.block.ruler.at("table", _masking_table(table), {"alt": ["paragraph", "reference"]})
-    md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language}
+    md.options["wikilinks"] = {"base_url": base_url, "default_language": default_language, "heading_text": heading_text}
     md.add_render_rule("wikilink", render_wikilink)
     md.add_render_rule("wikilink_embed", render_embed)
     md.add_render_rule("link_open", render_link_open)
     md.add_render_rule("image", render_image)
 
 
-def parse_inner(inner: str) -> Parts | None:
-    """Split what is between `[[` and `]]`; None when it is no link (empty, or a bad target)."""
+def parse_inner(inner: str, as_obsidian: bool = False) -> Parts | None:
+    """Split what is between `[[` and `]]`; None when it is no link (empty, or a bad target). `as_obsidian`: a link to
+    another note's heading or block without a label reads `Note > Heading`, as Obsidian shows it."""
     target_part, pipe, label = inner.partition("|")
     if pipe and target_part.endswith("\\"):  # `[[a\|b]]`: a pipe escaped for a table
         target_part = target_part[:-1]
@@ -84,7 +88,8 @@ def parse_inner(inner: str) -> Parts | None:
     if not target and not fragment:
         return None
     label = label.strip() if pipe else ""
-    display = label or target_part.strip()
+    display = label or (f"{target} > {' > '.join(filter(None, map(str.strip, fragment.split('#'))))}"
+                        if as_obsidian and target and fragment else target_part.strip())
     return Parts(target, fragment if hash_ and fragment else None, label or None, display)
 
 
@@ -97,7 +102,7 @@ def wikilink_rule(state: StateInline, silent: bool) -> bool:
     end = _closing(src, start, min(state.posMax, start + MAX_LINK_LENGTH))
     if end is None:
         return False
-    parts = parse_inner(src[start:end])
+    parts = parse_inner(src[start:end], state.md.options["wikilinks"]["heading_text"] == "obsidian")
     if parts is None:
         return False
     if not silent:

@@ -19,7 +19,7 @@ def wiki_options(config: Config, specs: list[PassSpec], paths: list[str] | None 
     articles' `paths` when wiki.yaml leaves it open."""
     names = sorted({*WIKI_WIDE, *(name for spec in specs for name in spec.wiki_options)})
     options = {**{name: getattr(config, name) for name in names}, "base_url": normalize_base(config.base_url),
-               "markdown": markdown_setting(config.markdown)}  # fmt: skip
+               "markdown": markdown_setting(config.markdown, config.links)}  # fmt: skip
     if options.get("language_folders") is None and paths is not None:
         options["language_folders"] = folders_are_languages(paths, config.languages)
     return options

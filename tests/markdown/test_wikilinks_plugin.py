@@ -89,3 +89,21 @@ def test_parser_never_crashes_on_any_text(text):
     assert "\x00" not in make_parser().render(text, {})  # slots (markdown/slots.py) are marked by NUL
     for meta in links_of(text):
         assert meta["line"] >= 1 and meta["col"] >= 1
+
+
+def test_a_link_to_a_heading_or_block_reads_as_obsidian_shows_it_under_links_obsidian():
+    import pytest
+
+    from pipeline.errors import ConfigError
+    from pipeline.markdown.extensions import setting
+
+    text = "[[Note#Heading]] [[Note#A#B]] [[Note#^abc]] [[Note#H|label]] [[#Local]] [[Note]]"
+    shown = lambda markdown: [t.content for t in make_parser(markdown=markdown).parseInline(text, {})[0].children  # noqa: E731
+                              if t.type == "wikilink"]  # fmt: skip
+    assert shown(setting([])) == ["Note#Heading", "Note#A#B", "Note#^abc", "label", "#Local", "Note"]
+    obsidian = ["Note > Heading", "Note > A > B", "Note > ^abc", "label", "#Local", "Note"]
+    assert shown(setting([], "obsidian")) == obsidian
+    assert shown(setting([{"wikilinks": {"heading_text": "obsidian"}}])) == obsidian  # asked for in a wiki's links
+    assert shown(setting([{"wikilinks": {"heading_text": "written"}}], "obsidian"))[0] == "Note#Heading"  # its own
+    with pytest.raises(ConfigError, match="markdown: wikilinks: heading_text must be one of written, obsidian"):
+        setting([{"wikilinks": {"heading_text": "both"}}])  # as wiki.yaml's options are read, before any job
