@@ -86,8 +86,9 @@ class LastRender:
 
     def take_summaries(self) -> PageSummaries:
         """The last build's page summaries, given once: the model made, nothing holds them while pages render."""
-        summaries = self._summaries if self._summaries is not None else load_summaries(self.config.state_dir / PAGE_SUMMARIES)
-        self._summaries = None
+        if self._summaries is None:
+            self._read_summaries()
+        summaries, self._summaries = self._summaries, None
         return summaries
 
     def steps(self, load_code: Callable[[], None]) -> list[Callable[[], None]]:

@@ -23,7 +23,8 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
     def render_share(share: int):
         before = len(writer.files)
         keys = {}
-        for page in share_of(planned, share, shares):
+        pages = share_of(planned, share, shares)
+        for page in pages:
             files, key = job.render(page)
             for rel, data in files:
                 writer.put(rel, data)
@@ -32,14 +33,14 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
             if share == 0:
                 tick(1)
         written = set(writer.report.written)
-        return [(rel, rel in written) for rel in writer.files[before:]], keys
+        return [(rel, rel in written) for rel in writer.files[before:]], keys, len(pages)
 
     keys: dict[str, str] = {}
-    for share, (puts, share_keys) in enumerate(fork_map(render_share, list(range(shares)))):
+    for share, (puts, share_keys, pages) in enumerate(fork_map(render_share, list(range(shares)))):
         if share > 0:  # the first share ran in this process: its files are in the writer already
             for rel, changed in puts:
                 writer.record(rel, changed)
-            tick(len(share_of(planned, share, shares)))  # its pages (a page may have put two files)
+            tick(pages)  # (not its files: a page may have put two)
         keys.update(share_keys)
     return keys
 

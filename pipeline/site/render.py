@@ -199,11 +199,12 @@ class PageJob:
                 and rel in self.previous.keys:  # fmt: skip
             return _kept(rel, page), self.previous.keys[rel]
         nav = self.navs[page.lang].for_page(page.url)  # made once: digested and shown
+        tree = self.tree_key(page, nav) if digested else ""
         if digested and self.moved is not None and page.context["page"].path not in self.moved:
             last = self.previous.keys.get(rel, "")
-            if last[CONTENT:] == self.tree_key(page, nav) and self._in_place(rel, page):
+            if last[CONTENT:] == tree and self._in_place(rel, page):
                 return _kept(rel, page), last
-        key = self.digest(page, nav) if digested else None
+        key = self.digest(page, tree) if digested else None
         if key is not None and self.previous.keys.get(rel) == key and self._in_place(rel, page):
             return _kept(rel, page), key
         beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
@@ -215,9 +216,9 @@ class PageJob:
     def _in_place(self, rel: str, page: Planned) -> bool:
         return self.previous.exists(rel) and (page.companion is None or self.previous.exists(page.companion[0]))
 
-    def digest(self, page: Planned, nav: str) -> str:
+    def digest(self, page: Planned, tree: str) -> str:
         """Everything an article or history page is rendered from: the digest of all but its part of the navigation
-        tree (CONTENT characters), then that part's (`tree_key`).
+        tree (CONTENT characters), then that part's (`tree`, its `tree_key`).
 
         An article's record is digested once, for its page and its history page
         (rendered one after the other, by the same process: `render_planned`).
@@ -225,7 +226,7 @@ class PageJob:
         context = tuple((name, self._record(value) if isinstance(value, ArticlePage) else value)
                         for name, value in page.context.items() if name not in TREE_PARTS)  # fmt: skip
         content = digest((page.template, page.title, page.url, page.lang, page.alternates, context, self.salts[page.lang]))
-        return content[:CONTENT] + self.tree_key(page, nav)
+        return content[:CONTENT] + tree
 
     def tree_key(self, page: Planned, nav: str) -> str:
         """What of its language's navigation tree a page shows: its own part of the sidebar, its breadcrumbs, and

@@ -161,9 +161,9 @@ def digested(monkeypatch):
     urls: list[str] = []
     original = render.PageJob.digest
 
-    def recording(job, page, nav):
+    def recording(job, page, tree):
         urls.append(page.url)
-        return original(job, page, nav)
+        return original(job, page, tree)
 
     monkeypatch.setattr(render.PageJob, "digest", recording)
     return urls
