@@ -8,7 +8,9 @@ vault` an Obsidian-style vault, benchmarks/vault.py, built with the settings
 that read it as Obsidian does; `both`: the wiki, then the vault) and times, in
 one run: a cold build, a rebuild with no change, a rebuild after editing one
 article's body, after adding a link in it, after changing its title, and after
-adding one article. It reports wall time, CPU time, CPU utilisation (CPU
+adding one article, and as a CI job builds after restoring only the state
+folder (`ci`: the output folder set aside and every source touched, as a fresh
+checkout leaves them; Hugo and MkDocs build all again). It reports wall time, CPU time, CPU utilisation (CPU
 seconds over wall seconds: how many cores a build kept busy), peak RSS, pages
 rewritten, and jobs run and reused. When `hugo` (Debian package) and `mkdocs`
 with the Material theme are installed, it builds the same articles, in every
@@ -49,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import vault  # noqa: E402
 from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of, retitled, slug_of  # noqa: E402
 
-SCENARIOS = ("cold", "no-change", "edit-body", "edit-link", "edit-title", "add-article")
+SCENARIOS = ("cold", "no-change", "edit-body", "edit-link", "edit-title", "add-article", "ci")
 SUMMARY = re.compile(r"pages (\d+) written.*jobs (\d+) run, (\d+) reused")
 
 
@@ -101,6 +103,7 @@ class Tool:
     results: dict[str, Timing] = field(default_factory=dict)  # the median run of each scenario
     runs: dict[str, list[Timing]] = field(default_factory=dict)  # every run of each scenario
     env: dict[str, str] | None = None
+    out: Path | None = None  # its output folder
     code: str | None = None  # a pipeline's: where its package is and the digest of its source (`code_of`)
 
 
@@ -141,10 +144,20 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
     return timing, output
 
 
-def edit(tool: Tool, scenario: str, profile: Profile, repeat: int = 0) -> None:
-    """Apply one scenario's change to the tool's copy of the sources (its `repeat`-th: each is another change)."""
+def edit(tool: Tool, scenario: str, profile: Profile, repeat: int = 0, aside: list[Path] | None = None) -> None:
+    """Apply one scenario's change to the tool's copy of the sources (its `repeat`-th: each is another change);
+    `ci` sets the output folder aside (into `aside`, deleted after timing) and touches every source file."""
     target = tool.sources / profile.path_of(7)
-    if scenario == "edit-body":
+    if scenario == "ci":
+        old = set_aside(tool.out) if tool.out is not None else None
+        if old is not None and aside is not None:
+            aside.append(old)
+        elif old is not None:
+            shutil.rmtree(old)
+        for path in tool.sources.rglob("*"):
+            if path.is_file():
+                os.utime(path)
+    elif scenario == "edit-body":
         target.write_text(target.read_text(encoding="utf-8") + "\nOne more sentence about the build.\n", encoding="utf-8")
     elif scenario == "edit-link":  # a body edit that links to one more article (whose "What links here" changes)
         link = f"\nSee also {profile.link_to(11 + repeat)}.\n"
@@ -161,7 +174,7 @@ def edit(tool: Tool, scenario: str, profile: Profile, repeat: int = 0) -> None:
 def pipeline_tool(name: str, root: Path, wiki: Path, suffix: str = "", env: dict | None = None) -> Tool:
     command = [sys.executable, "-m", "pipeline", "build", "--content", str(wiki), "--state", str(root / f"state{suffix}"),
                "--out", str(root / f"site{suffix}")]  # fmt: skip
-    return Tool(name, command, wiki, root, env=env)
+    return Tool(name, command, wiki, root, env=env, out=root / f"site{suffix}")
 
 
 def compiled(root: Path, env: dict | None = None) -> dict:
@@ -204,11 +217,12 @@ def tools_for(
         print(f"{tool.name}: {tool.code}")
     if hugo and shutil.which("hugo"):
         profile.hugo_tree(wiki, root / "hugo")
-        tools.append(Tool("hugo", ["hugo", "--quiet", "-d", str(root / "hugo-out")], root / "hugo" / "content", root / "hugo"))
+        tools.append(Tool("hugo", ["hugo", "--quiet", "-d", str(root / "hugo-out")], root / "hugo" / "content", root / "hugo",
+                          out=root / "hugo-out"))  # fmt: skip
     if mkdocs and shutil.which("mkdocs"):
         profile.mkdocs_tree(wiki, root / "mkdocs")
         tools.append(Tool("mkdocs", ["mkdocs", "build", "-q", "-d", str(root / "mkdocs-out")], root / "mkdocs" / "docs",
-                          root / "mkdocs"))  # fmt: skip
+                          root / "mkdocs", out=root / "mkdocs-out"))  # fmt: skip
     return tools
 
 
@@ -250,7 +264,7 @@ def run_size(
     for scenario in SCENARIOS:
         for number in range(1 if scenario == "cold" else repeat):
             for tool in tools[number % len(tools) :] + tools[: number % len(tools)]:  # each tool first in turn
-                edit(tool, scenario, corpus, number)
+                edit(tool, scenario, corpus, number, aside)
                 tool.runs.setdefault(scenario, []).append(timed(tool.command, tool.cwd, tool.env)[0])
     for tool in tools:
         tool.results = {scenario: median(runs) for scenario, runs in tool.runs.items()}

@@ -56,8 +56,9 @@ def report_site(args, config, report) -> int:
 def summary_line(report) -> str:
     """One line: pages written and unchanged, jobs run and reused, diagnostics (printed above), time."""
     captured, processed, site = report.capture, report.process, report.site
+    kept = f" ({site.from_kept} kept from the last builds)" if site.from_kept else ""
     return (
-        f"pages {len(site.written)} written, {site.unchanged} unchanged, {len(site.removed)} removed "
+        f"pages {len(site.written)} written{kept}, {site.unchanged} unchanged, {len(site.removed)} removed "
         f"({site.pages} pages, {site.redirects} redirects); files {captured.files} captured "
         f"({len(captured.new)} new, {len(captured.removed)} removed); jobs {processed.work.done} run, "
         f"{processed.reused} reused, {processed.work.failed} failed; {report.seconds:.2f}s"

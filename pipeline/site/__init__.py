@@ -38,6 +38,7 @@ class SiteReport:
     redirects: int = 0
     files: int = 0  # every file of the site (pages, redirects, assets, sitemap...)
     written: list[str] = field(default_factory=list)  # files whose bytes changed, relative to the output folder
+    from_kept: int = 0  # of `written`, the pages put back from the state folder's kept pages (`kept_pages.py`)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)  # articles that lost their URL to another

@@ -188,6 +188,8 @@ def render_files(
     moved = changes.articles if digest_all else None  # the other articles' pages: changed if their part of the tree did
     job = PageJob(env, settings, navs, previous, salts, only, moved)
     keys = render_planned(job, out.pages, writer, tick, site.workers)
+    if previous.pages is not None:
+        previous.pages.forget(_replaced(previous.keys, keys, every=changes is None))
     if changes is not None:
         _keep_last_files(writer, previous, out)
         keys = {**previous.keys, **keys}
@@ -216,6 +218,13 @@ def changes_since(last: SiteState | None, now: SiteState, model: Model, emitters
     every = found.every or any(emitter.lists_pages and emitter.emit_changed is None for _, emitter, _ in emitters)
     added = frozenset(now.own.keys() - last.own.keys())
     return Changes(frozenset(found.articles), added, found.lists or every, every)
+
+
+def _replaced(last: dict[str, str], keys: dict[str, str], every: bool) -> list[str]:
+    """The digests of the last build's pages that `keys` (this render's pages) replaced, and with `every` (every page
+    was planned) of those no page has now."""
+    replaced = [old for rel, key in keys.items() if (old := last.get(rel, key)) != key]
+    return replaced + [key for rel, key in last.items() if rel not in keys] if every else replaced
 
 
 def _keep_last_files(writer, previous: Previous, out: Output) -> None:

@@ -21,25 +21,24 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
     shares = max(1, min(workers, len(planned) // MIN_PAGES_PER_PROCESS))
 
     def render_share(share: int):
-        before = len(writer.files)
+        before, linked = len(writer.files), writer.report.linked
         keys = {}
         pages = share_of(planned, share, shares)
         for page in pages:
-            files, key = job.render(page)
-            for rel, data in files:
-                writer.put(rel, data)
+            rel, key = job.write(page, writer)
             if key is not None:
-                keys[files[0][0]] = key
+                keys[rel] = key
             if share == 0:
                 tick(1)
         written = set(writer.report.written)
-        return [(rel, rel in written) for rel in writer.files[before:]], keys, len(pages)
+        return [(rel, rel in written) for rel in writer.files[before:]], keys, len(pages), writer.report.linked - linked
 
     keys: dict[str, str] = {}
-    for share, (puts, share_keys, pages) in enumerate(fork_map(render_share, list(range(shares)))):
+    for share, (puts, share_keys, pages, linked) in enumerate(fork_map(render_share, list(range(shares)))):
         if share > 0:  # the first share ran in this process: its files are in the writer already
             for rel, changed in puts:
                 writer.record(rel, changed)
+            writer.report.linked += linked
             tick(pages)  # (not its files: a page may have put two)
         keys.update(share_keys)
     return keys

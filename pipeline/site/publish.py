@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Callable
 
 from pipeline.config import Config
 from pipeline.content.facts import Change
+from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
 from pipeline.incremental.page_summaries import PageSummaries, load_summaries, save_summaries
 from pipeline.passes.base import Wiki
 from pipeline.runtime.lifespan import keep_until_exit
@@ -59,7 +60,8 @@ def render_site(
     # Before its first write, so a build stopped while writing leaves the index to be made again too.
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
     writer = SiteWriter(config.out_dir, manifest, before_writing=pending, last_copies=copies)
-    previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous)
+    previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous,
+                        pages=KeptPages(config.state_dir / KEPT_PAGES))  # fmt: skip
     git = wiki.facts.get("git")
     revisions = wiki_pages.revisions(model, git)
     site = Site(config, model, settings, revisions, wiki_pages.histories(revisions), dict(wiki.attachments), workers,
@@ -68,7 +70,7 @@ def render_site(
     files = writer.finish(rendered.keys, vars(rendered.state))  # not asdict: it would copy every own key
     report = SiteReport(
         pages=rendered.pages, redirects=rendered.redirects, files=len(writer.files), written=files.written,
-        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts,
+        unchanged=files.unchanged, removed=files.removed, conflicts=model.conflicts, from_kept=files.linked,
     )  # fmt: skip
     written()
     for step in out.steps:  # the search index

@@ -23,6 +23,7 @@ from jinja2 import (
 from markupsafe import Markup
 
 from pipeline.incremental.code_digest import code_digest
+from pipeline.incremental.kept_pages import KeptFile, KeptPages
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.page_digests import SiteState, digest
 from pipeline.site.navigation import Tree
@@ -172,6 +173,7 @@ class Previous:
     salt: str = ""  # the theme's digest: a changed template re-renders every page
     state: SiteState | None = None  # None unless every file it wrote is known to be in place: nothing is patched
     files: Callable[[], list[str]] = lambda: []  # every file it wrote
+    pages: KeptPages | None = None  # the pages the last builds rendered, by digest: put back, not rendered again
 
 
 @dataclass(frozen=True)
@@ -190,9 +192,9 @@ class PageJob:
     moved: frozenset[str] | None = None
     records: dict[int, str] = field(default_factory=dict)  # id of an ArticlePage -> its digest
 
-    def render(self, page: Planned) -> tuple[list[tuple[str, bytes | None]], str | None]:
-        """The page's files (its own first, then its companion's), each with its bytes or None when the file there
-        is already it; and the page's digest (None: not digested)."""
+    def render(self, page: Planned) -> tuple[list[tuple[str, bytes | KeptFile | None]], str | None]:
+        """The page's files (its own first, then its companion's), each with its bytes, None when the file there
+        is already it, or the kept file it is (`kept_pages`); and the page's digest (None: not digested)."""
         rel = page_file(page.url)
         digested = page.key[0] in ("article", "history")
         if digested and self.rendered is not None and page.context["page"].path not in self.rendered \
@@ -207,11 +209,30 @@ class PageJob:
         key = self.digest(page, tree) if digested else None
         if key is not None and self.previous.keys.get(rel) == key and self._in_place(rel, page):
             return _kept(rel, page), key
+        # A page missing from the output folder (emptied since: a CI job's) that a build before rendered is put back.
+        # One in place is rendered to be compared: `written` names the files whose bytes changed.
+        missing = key is not None and self.previous.pages is not None and not self.previous.exists(rel)
+        kept = self.previous.pages.files(key, 1 + (page.companion is not None)) if missing else None
+        if kept is not None:
+            return list(zip([rel] + ([page.companion[0]] if page.companion is not None else []), kept)), key
         beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
         files = [(rel, render_page(self.env, self.settings, page, nav)), *beside]
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
         return files, key
+
+    def write(self, page: Planned, writer) -> tuple[str, str | None]:
+        """Render `page` into `writer` (a SiteWriter); return its file and its digest (None: not digested). A page
+        rendered now is kept by its digest (`kept_pages`)."""
+        files, key = self.render(page)
+        for rel, data in files:
+            if isinstance(data, KeptFile):
+                writer.link(rel, data.path)
+            else:
+                writer.put(rel, data)
+        if key is not None and self.previous.pages is not None and isinstance(files[0][1], bytes):
+            self.previous.pages.keep(key, [writer.path(rel) for rel, _ in files])
+        return files[0][0], key
 
     def _in_place(self, rel: str, page: Planned) -> bool:
         return self.previous.exists(rel) and (page.companion is None or self.previous.exists(page.companion[0]))

@@ -37,6 +37,7 @@ from pipeline.site import BUNDLE, LOADER, UI_FILES
 from pipeline.site.bundle_check import bundle_problem
 from pipeline.site.bundles import prune
 from pipeline.site.shards import Shard, indexed, loader, record
+from pipeline.site.writer import link_or_copy
 
 STAGE = "search-stage"  # in the state folder: links to one shard's pages, for Pagefind to read
 NEXT, OLD = ".next-", ".old-"  # beside a shard's bundle: where a run writes, and the bundle it replaces
@@ -165,7 +166,7 @@ def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> int:
         if not (out_dir / rel).is_file():  # removed since it was rendered (a page is never listed without one)
             continue
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-        _link_or_copy(str(out_dir / rel), str(stage / rel))
+        link_or_copy(str(out_dir / rel), str(stage / rel))
         staged += 1
     return staged
 
@@ -308,14 +309,7 @@ def _seed(bundle: Path, fresh: Path) -> None:
         rel = os.path.relpath(folder, bundle)
         os.makedirs(os.path.join(fresh, rel), exist_ok=True)
         for name in files if rel != "." else ():
-            _link_or_copy(os.path.join(folder, name), os.path.join(fresh, rel, name))
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # a file system without hard links
-        shutil.copy2(source, target)
+            link_or_copy(os.path.join(folder, name), os.path.join(fresh, rel, name))
 
 
 def _replace(new: Path, bundle: Path) -> None:

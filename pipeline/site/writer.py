@@ -37,6 +37,7 @@ class WriteReport:
     written: list[str] = field(default_factory=list)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
+    linked: int = 0  # of `written`, the files put back from kept pages (`link`)
 
 
 class SiteWriter:
@@ -64,8 +65,10 @@ class SiteWriter:
         self.copies: dict[str, str] = {}  # file -> digest of the bytes copied there (`copy`)
         # Before the journal is opened, as `last_render` says.
         self.last_copies = last_render(manifest, self.out_dir)[2] if last_copies is None else last_copies
-        # Opened here, before any render process is forked: each appends to it, a line at a time.
-        self.journal = _open_journal(manifest, self.out_dir)
+        # What builds stopped before this one wrote (their temporary files too may be left), then the journal,
+        # opened here, before any render process is forked: each appends to it, a line at a time.
+        self.stopped = journaled_files(manifest, self.out_dir)
+        self.journal = _open_journal(manifest, self.out_dir, self.stopped)
         mark(self.out_dir)
 
     def previous(self) -> list[str]:
@@ -108,6 +111,25 @@ class SiteWriter:
         self.copies[rel] = digest
         self.record(rel, not unchanged)
 
+    def link(self, rel: str, source: str) -> None:
+        """Put the file `source` (a kept page: `incremental/kept_pages.py`) at `rel`, hard-linked where it can be."""
+        target = os.path.join(self.out_dir, _safe(rel))
+        self._prepare(rel, target)
+        try:
+            link_or_copy(source, target)
+        except FileExistsError:  # replaced whole, as `_write` does: a reader sees the old file or the new one
+            temporary = _temporary(target)
+            if os.path.lexists(temporary):
+                os.unlink(temporary)
+            link_or_copy(source, temporary)
+            os.replace(temporary, target)
+        self.report.linked += 1
+        self.record(rel, True)
+
+    def path(self, rel: str) -> str:
+        """Where the file `rel` is."""
+        return os.path.join(self.out_dir, _safe(rel))
+
     def _start_writing(self) -> None:
         if not self.writing:  # each forked render process too
             self.writing = True
@@ -132,8 +154,9 @@ class SiteWriter:
     def finish(self, keys: dict | None = None, state: dict | None = None) -> WriteReport:
         self.journal.close()
         journaled = journaled_files(self.manifest, self.out_dir)
-        # A stopped build's files, and the temporary files of those it was replacing (see `_write`).
-        made = {*self.previous(), *journaled, *map(_temporary, journaled)}
+        # A stopped build's files, and the temporary files of those it was replacing (see `_write`): this build,
+        # which got here, left none.
+        made = {*self.previous(), *journaled, *map(_temporary, self.stopped)}
         for rel in sorted(made - set(self.files)):
             target = self.out_dir / _safe(rel)
             if target.is_file():
@@ -194,11 +217,11 @@ def journaled_files(manifest: Path, out_dir: Path) -> list[str]:
     return [rel for rel in dict.fromkeys(lines[1:]) if _inside(rel)]
 
 
-def _open_journal(manifest: Path, out_dir: Path) -> TextIO:
+def _open_journal(manifest: Path, out_dir: Path, journaled: list[str]) -> TextIO:
     """The journal, to append to; begun again (its first line the output folder) when it names
-    no file of this folder: missing, empty, another folder's, or damaged."""
+    no file of this folder (`journaled`, what it names): missing, empty, another folder's, or damaged."""
     path = journal_file(manifest)
-    if not journaled_files(manifest, out_dir):
+    if not journaled:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{Path(out_dir).resolve()}\n", encoding="utf-8")
     return open(path, "a", encoding="utf-8", buffering=1)
@@ -276,6 +299,16 @@ def _write(target: str, data: bytes) -> None:
         if exc.filename is not None:
             raise
         raise OSError(exc.errno, exc.strerror, target) from None
+
+
+def link_or_copy(source: str, target: str) -> None:
+    """Put `source` at `target`, which must not exist, as a hard link, or a copy where no link can be made."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:  # another file system, or one without hard links
+        shutil.copy2(source, target)
 
 
 def _temporary(path: str) -> str:

@@ -56,6 +56,7 @@ def test_runner_times_every_scenario(tmp_path, capsys):
     assert results["edit-link"].pages > results["edit-body"].pages  # and the linked page's "What links here"
     assert results["edit-title"].jobs_run > results["edit-body"].jobs_run  # links to it, prose naming it
     assert results["add-article"].pages >= 1
+    assert results["ci"].jobs_run == 0 and results["ci"].pages > results["cold"].pages  # every page, from the state
     run.report([tool])
     assert "no-change" in capsys.readouterr().out
 
@@ -75,7 +76,7 @@ def test_a_repeated_run_makes_each_rebuild_again_each_tool_first_in_turn(tmp_pat
     assert [name for name, _ in order[:2]] == ["pipeline", "baseline"]  # cold: once each
     assert [name for name, _ in order[2:6]] == ["pipeline", "baseline", "baseline", "pipeline"]  # no-change twice
     pipeline = tools[0]
-    assert [len(pipeline.runs[scenario]) for scenario in run.SCENARIOS] == [1, 2, 2, 2, 2, 2]
+    assert [len(pipeline.runs[scenario]) for scenario in run.SCENARIOS] == [1, 2, 2, 2, 2, 2, 2]
     for scenario in ("edit-body", "edit-link", "edit-title", "add-article"):  # each repeat another change
         assert all(timing.jobs_run > 0 for timing in pipeline.runs[scenario]), scenario
     walls = sorted(timing.wall for timing in pipeline.runs["edit-body"])

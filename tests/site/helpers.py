@@ -44,6 +44,22 @@ def read(out: Path, rel: str) -> str:
 
 
 @pytest.fixture
+def rendered(monkeypatch):
+    """The URLs of the pages rendered through a template, in order (a test clears it before the build it looks at)."""
+    from pipeline.site import render
+
+    urls: list[str] = []
+    original = render.render_page
+
+    def recording(env, settings, page, nav):
+        urls.append(page.url)
+        return original(env, settings, page, nav)
+
+    monkeypatch.setattr(render, "render_page", recording)
+    return urls
+
+
+@pytest.fixture
 def site(make_wiki):
     """The SITE wiki, built; returns (config, report)."""
     config = make_wiki(SITE)

@@ -14,10 +14,10 @@ from conftest import REPO, write_files
 from pipeline.build import build
 from pipeline.config import load_config
 from pipeline.errors import ConfigError, UserError
-from pipeline.site import emitters, render
+from pipeline.site import emitters
 from pipeline.site.emitters import EMITTERS, resolve, setting
 from tests.helpers import install_package
-from tests.site.helpers import SITE, read
+from tests.site.helpers import SITE, read, rendered  # noqa: F401 (a fixture)
 
 EXAMPLE = REPO / "examples" / "page_index.py"
 
@@ -34,16 +34,6 @@ def wiki(tmp_path, emitters_yaml: str = "", files: dict | None = None):
 
 def page_index(config) -> dict[str, str]:
     return {page["url"]: page["title"] for page in json.loads(read(config.out_dir, "page-index.json"))["pages"]}
-
-
-@pytest.fixture
-def rendered(monkeypatch):
-    """The URLs of the pages each build renders through a template."""
-    urls: list[str] = []
-    original = render.render_page
-    monkeypatch.setattr(render, "render_page", lambda env, settings, page, nav: urls.append(page.url) or original(
-        env, settings, page, nav))  # fmt: skip
-    return urls
 
 
 def test_the_built_in_table_is_every_output_and_its_setting_is_empty():

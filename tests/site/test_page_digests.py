@@ -16,7 +16,7 @@ from pipeline.site import render
 from pipeline.site.model import build_model
 from pipeline.site.page_digests import SiteState, recorded_state, patch, site_state
 from pipeline.site.pages import Revision
-from tests.site.helpers import SITE, build_site, read, site  # noqa: F401 (the `site` fixture)
+from tests.site.helpers import SITE, build_site, read, rendered, site  # noqa: F401 (fixtures)
 
 
 @pytest.fixture
@@ -139,20 +139,6 @@ def test_an_output_folder_missing_a_file_plans_every_page(site, planned):
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
     report = build_site(config)
     assert len(planned[-1]) == len(planned[0]) and "special/categories/index.html" in report.site.written
-
-
-@pytest.fixture
-def rendered(monkeypatch):
-    """The URLs of the pages rendered through a template, in order (a test clears it before the build it looks at)."""
-    urls: list[str] = []
-    original = render.render_page
-
-    def recording(env, settings, page, nav):
-        urls.append(page.url)
-        return original(env, settings, page, nav)
-
-    monkeypatch.setattr(render, "render_page", recording)
-    return urls
 
 
 @pytest.fixture
