@@ -11,15 +11,17 @@ output is still there), so a build with nothing to do loads no template code.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
 from pipeline.config import Config
+from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
 from pipeline.incremental.page_summaries import PageSummaries, load_summaries
 from pipeline.site.shards import loader
-from pipeline.site.writer import in_output, last_render, previous_files
+from pipeline.site.writer import LastRecord, in_output, journaled_files, last_render, mark, previous_files
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
@@ -64,9 +66,18 @@ def has_index(out_dir: Path) -> bool:
 
 
 def site_intact(config: Config) -> bool:
-    """Every file the last build wrote into the output folder is still there."""
-    files = previous_files(config.state_dir / MANIFEST, config.out_dir)
-    return bool(files) and all(map(in_output(config.out_dir), files))
+    """Every file the last build wrote into the output folder is still there, or was put back from the files the
+    state folder keeps (an output folder emptied since: a CI job's; `incremental/kept_pages.py`)."""
+    manifest = config.state_dir / MANIFEST
+    files = previous_files(manifest, config.out_dir)
+    missing = list(itertools.filterfalse(in_output(config.out_dir), files))
+    if not files or not missing:
+        return bool(files)
+    if journaled_files(manifest, config.out_dir):  # a build stopped since: what the last one left is not known
+        return False
+    last = last_render(manifest, config.out_dir)
+    mark(config.out_dir)  # the folder, emptied or made again, is still this build's to write
+    return KeptPages(config.state_dir / KEPT_PAGES).restore(str(config.out_dir), missing, last.keys, last.hashes)
 
 
 class LastRender:
@@ -82,7 +93,7 @@ class LastRender:
         self._summaries: PageSummaries | None = None
 
     @cached_property
-    def record(self) -> tuple[dict[str, str], dict, dict[str, str]]:
+    def record(self) -> LastRecord:
         return last_render(self.config.state_dir / MANIFEST, self.config.out_dir)
 
     def take_summaries(self) -> PageSummaries:

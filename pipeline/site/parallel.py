@@ -21,7 +21,7 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
     shares = max(1, min(workers, len(planned) // MIN_PAGES_PER_PROCESS))
 
     def render_share(share: int):
-        before, linked = len(writer.files), writer.report.linked
+        before, linked, hashed = len(writer.files), writer.report.linked, len(writer.hashes)
         keys = {}
         pages = share_of(planned, share, shares)
         for page in pages:
@@ -31,13 +31,17 @@ def render_pages(job, planned: list, writer, tick: Callable[[int], None], worker
             if share == 0:
                 tick(1)
         written = set(writer.report.written)
-        return [(rel, rel in written) for rel in writer.files[before:]], keys, len(pages), writer.report.linked - linked
+        # What a forked process adds to its writer, for this one's: the files it put, those it kept by their bytes
+        # (after the ones its writer had: pages put by no other process), and those it linked back.
+        puts = [(rel, rel in written) for rel in writer.files[before:]]
+        return puts, keys, len(pages), list(writer.hashes.items())[hashed:], writer.report.linked - linked
 
     keys: dict[str, str] = {}
-    for share, (puts, share_keys, pages, linked) in enumerate(fork_map(render_share, list(range(shares)))):
+    for share, (puts, share_keys, pages, hashes, linked) in enumerate(fork_map(render_share, list(range(shares)))):
         if share > 0:  # the first share ran in this process: its files are in the writer already
             for rel, changed in puts:
                 writer.record(rel, changed)
+            writer.hashes.update(hashes)
             writer.report.linked += linked
             tick(pages)  # (not its files: a page may have put two)
         keys.update(share_keys)

@@ -46,7 +46,8 @@ def render_site(
     check_ui_strings(config.ui_strings)  # before any work: an unknown word key is a wiki.yaml error
     manifest = config.state_dir / MANIFEST
     left = last_render or LastRender(config)
-    keys, state, copies = left.record
+    record = left.record
+    keys, state = record.keys, record.state
     last = recorded_state(state) if intact else None
     known = summaries if summaries is not None else left.take_summaries  # taken by model_of: not held while rendering
     model = model_of(config, wiki, log, versions, known, last.summaries if last else {}, last.tags if last else None)
@@ -59,9 +60,9 @@ def render_site(
     exists = (lambda rel: True) if intact else in_output(config.out_dir)
     # Before its first write, so a build stopped while writing leaves the index to be made again too.
     pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
-    writer = SiteWriter(config.out_dir, manifest, before_writing=pending, last_copies=copies)
-    previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous,
-                        pages=KeptPages(config.state_dir / KEPT_PAGES))  # fmt: skip
+    kept = KeptPages(config.state_dir / KEPT_PAGES)
+    writer = SiteWriter(config.out_dir, manifest, before_writing=pending, last=record, kept=kept)
+    previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous, pages=kept)
     git = wiki.facts.get("git")
     revisions = wiki_pages.revisions(model, git)
     site = Site(config, model, settings, revisions, wiki_pages.histories(revisions), dict(wiki.attachments), workers,

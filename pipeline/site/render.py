@@ -11,6 +11,7 @@ was made from the same. Nothing here touches the disk but through the writer.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,9 +213,10 @@ class PageJob:
         # A page missing from the output folder (emptied since: a CI job's) that a build before rendered is put back.
         # One in place is rendered to be compared: `written` names the files whose bytes changed.
         missing = key is not None and self.previous.pages is not None and not self.previous.exists(rel)
-        kept = self.previous.pages.files(key, 1 + (page.companion is not None)) if missing else None
+        rels = [rel] + ([page.companion[0]] if page.companion is not None else [])
+        kept = self.previous.pages.files(key, [os.path.basename(each) for each in rels]) if missing else None
         if kept is not None:
-            return list(zip([rel] + ([page.companion[0]] if page.companion is not None else []), kept)), key
+            return list(zip(rels, kept)), key
         beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
         files = [(rel, render_page(self.env, self.settings, page, nav)), *beside]
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
@@ -229,7 +231,7 @@ class PageJob:
             if isinstance(data, KeptFile):
                 writer.link(rel, data.path)
             else:
-                writer.put(rel, data)
+                writer.put(rel, data, kept=key is None)
         if key is not None and self.previous.pages is not None and isinstance(files[0][1], bytes):
             self.previous.pages.keep(key, [writer.path(rel) for rel, _ in files])
         return files[0][0], key

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
+from pipeline.incremental.kept_pages import KeptPages, content_digest
 from pipeline.runtime import jsonio
 
 MARKER = ".pipeline-site"
@@ -51,10 +52,11 @@ class SiteWriter:
 
     def __init__(
         self, out_dir: Path, manifest: Path, before_writing: Callable[[], None] = lambda: None,
-        last_copies: dict[str, str] | None = None,
+        last: LastRecord | None = None, kept: KeptPages | None = None,
     ) -> None:
         """`before_writing` is called before the first file is written or removed (once in each process that writes);
-        `last_copies`: the last build's copied files (`last_render`), when the caller read them."""
+        `last`: what the last build recorded (`last_render`), when the caller read it; `kept`: where every
+        file written is kept (`incremental/kept_pages.py`), a page's by the render, any other here by its bytes."""
         self.out_dir, self.manifest = Path(out_dir), manifest
         self.before_writing = before_writing
         self.report = WriteReport()
@@ -63,8 +65,11 @@ class SiteWriter:
         self.writing = False
         self._previous: list[str] | None = None
         self.copies: dict[str, str] = {}  # file -> digest of the bytes copied there (`copy`)
+        self.kept = kept
+        self.hashes: dict[str, str] = {}  # file kept by its bytes -> their digest
         # Before the journal is opened, as `last_render` says.
-        self.last_copies = last_render(manifest, self.out_dir)[2] if last_copies is None else last_copies
+        last = last_render(manifest, self.out_dir) if last is None else last
+        self.last_copies, self.last_hashes = last.copies, last.hashes
         # What builds stopped before this one wrote (their temporary files too may be left), then the journal,
         # opened here, before any render process is forked: each appends to it, a line at a time.
         self.stopped = journaled_files(manifest, self.out_dir)
@@ -77,13 +82,18 @@ class SiteWriter:
             self._previous = previous_files(self.manifest, self.out_dir)
         return self._previous
 
-    def put(self, rel: str, data: bytes | None) -> None:
+    def put(self, rel: str, data: bytes | None, kept: bool = True) -> None:
+        """Write `data` at `rel` unless the file there holds it (None: known to); with `kept`, keep it by its bytes
+        (a page's files are kept by the page's digest instead: `render.PageJob.write`)."""
         # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
         target = os.path.join(self.out_dir, _safe(rel))
         changed = data is not None and not _same(target, data)
         if changed:
             self._prepare(rel, target)
             _write(target, data)
+        if kept and data is not None and self.kept is not None:
+            self.hashes[rel] = content_digest(data)
+            self.kept.keep(self.hashes[rel], [target], named=False)
         self.record(rel, changed)
 
     def _prepare(self, rel: str, target: str) -> None:
@@ -109,6 +119,9 @@ class SiteWriter:
             shutil.copyfile(source, temporary)  # in the kernel where it can (copy_file_range), else in chunks
             os.replace(temporary, target)
         self.copies[rel] = digest
+        if self.kept is not None:
+            self.hashes[rel] = digest
+            self.kept.keep(digest, [target], named=False)
         self.record(rel, not unchanged)
 
     def link(self, rel: str, source: str) -> None:
@@ -157,7 +170,8 @@ class SiteWriter:
         # A stopped build's files, and the temporary files of those it was replacing (see `_write`): this build,
         # which got here, left none.
         made = {*self.previous(), *journaled, *map(_temporary, self.stopped)}
-        for rel in sorted(made - set(self.files)):
+        current = set(self.files)
+        for rel in sorted(made - current):
             target = self.out_dir / _safe(rel)
             if target.is_file():
                 self._start_writing()
@@ -168,11 +182,23 @@ class SiteWriter:
         out_dir = str(self.out_dir.resolve())
         # Whole or not at all: a crash mid-write must not lose the list of files to clean.
         jsonio.save(self.manifest, {"out_dir": out_dir, "files": sorted(self.files)})
-        record = {"out_dir": out_dir, "keys": keys or {}, "state": state or {}, "copies": self.copies}
+        record = {"out_dir": out_dir, "keys": keys or {}, "state": state or {}, "copies": self.copies,
+                  "hashes": self._hashes(current)}  # fmt: skip
         jsonio.save(keys_file(self.manifest), record)
         journal_file(self.manifest).unlink(missing_ok=True)  # the render processes' lines too: all listed now
         self.report.written.sort()
         return self.report
+
+
+    def _hashes(self, current: set[str]) -> dict[str, str]:
+        """The digest of each file of this build kept by its bytes: those it put, and the last build's it kept; the
+        entries of the digests no file has any more go."""
+        last = self.last_hashes
+        hashes = {rel: digest for rel, digest in last.items() if rel in current and rel not in self.hashes}
+        hashes.update(self.hashes)
+        if self.kept is not None:
+            self.kept.forget(set(last.values()) - set(hashes.values()))
+        return hashes
 
 
 def mark(out_dir: Path) -> None:
@@ -227,21 +253,29 @@ def _open_journal(manifest: Path, out_dir: Path, journaled: list[str]) -> TextIO
     return open(path, "a", encoding="utf-8", buffering=1)
 
 
-def last_render(manifest: Path, out_dir: Path) -> tuple[dict[str, str], dict, dict[str, str]]:
-    """What the last build recorded (one read of a file naming every page): each page file's key (the digest of
-    what it was rendered from), the render's state, and each copied file's digest (`SiteWriter.copy`).
+@dataclass(frozen=True)
+class LastRecord:
+    """What the last build recorded of its files (`last_render`)."""
 
-    Not the keys and copies of the files a build stopped since touched (they may hold anything), nor the state
+    keys: dict[str, str] = field(default_factory=dict)  # page file -> the digest of what it was rendered from
+    state: dict = field(default_factory=dict)  # what the pages were made of (`page_digests.SiteState`)
+    copies: dict[str, str] = field(default_factory=dict)  # copied file -> the digest of its bytes (`SiteWriter.copy`)
+    hashes: dict[str, str] = field(default_factory=dict)  # file kept by its bytes -> their digest (`SiteWriter.put`)
+
+
+def last_render(manifest: Path, out_dir: Path) -> LastRecord:
+    """What the last build recorded (one read of a file naming every page).
+
+    Not what it recorded of the files a build stopped since touched (they may hold anything), nor the state
     (what the site is made of is no longer known): call it before this build's writer opens the journal."""
     record = _record(keys_file(manifest), out_dir)
-    keys, state, copies = record.get("keys", {}), record.get("state", {}), record.get("copies", {})
-    keys, state = (keys if isinstance(keys, dict) else {}), (state if isinstance(state, dict) else {})
-    copies = copies if isinstance(copies, dict) else {}
+    found = {name: record.get(name, {}) for name in ("keys", "state", "copies", "hashes")}
+    found = {name: value if isinstance(value, dict) else {} for name, value in found.items()}
     touched = set(journaled_files(manifest, out_dir))
     if touched:
-        keys, state = {rel: key for rel, key in keys.items() if rel not in touched}, {}
-        copies = {rel: digest for rel, digest in copies.items() if rel not in touched}
-    return keys, state, copies
+        found = {name: {rel: value for rel, value in files.items() if rel not in touched}
+                 for name, files in found.items() if name != "state"}  # fmt: skip
+    return LastRecord(**found)
 
 
 def _record(manifest: Path, out_dir: Path) -> dict:

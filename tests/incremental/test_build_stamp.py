@@ -2,12 +2,14 @@
 
 import dataclasses
 import json
+import shutil
 
 import pytest
 
 from pipeline.build import build
 from pipeline.content.capture import capture_content
 from pipeline.incremental import build_stamp
+from pipeline.incremental.kept_pages import KEPT_PAGES
 from pipeline.storage.store import open_store
 
 FILES = {
@@ -32,7 +34,12 @@ def test_any_input_change_runs_the_build(make_wiki, tmp_path):
     build(config, workers=1, site=True)
     (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBeta, edited.\n")
     assert not build(config, workers=1, site=True).process.skipped
-    (config.out_dir / "a" / "index.html").unlink()  # a missing output file
+    page = (config.out_dir / "a" / "index.html").read_bytes()
+    (config.out_dir / "a" / "index.html").unlink()  # a missing output file the state keeps: put back, nothing to build
+    assert build(config, workers=1, site=True).process.skipped
+    assert (config.out_dir / "a" / "index.html").read_bytes() == page
+    (config.out_dir / "a" / "index.html").unlink()  # one it does not keep
+    shutil.rmtree(config.state_dir / KEPT_PAGES)
     rebuilt = build(config, workers=1, site=True)
     assert not rebuilt.process.skipped and "a/index.html" in rebuilt.site.written
     assert build(config, workers=1, site=True).process.skipped

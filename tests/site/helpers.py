@@ -43,6 +43,18 @@ def read(out: Path, rel: str) -> str:
     return (out / rel).read_text(encoding="utf-8")
 
 
+def assert_same_as_a_full_render(config, monkeypatch):
+    """Render the same wiki again planning every page and rendering each (no state, no page digests):
+    every file it makes has the bytes the last build left."""
+    import pipeline.site as site_package
+    from pipeline.site.writer import LastRecord
+
+    with monkeypatch.context() as patch:
+        patch.setattr(site_package, "last_render", lambda manifest, out: LastRecord())  # `LastRender.record`
+        again = build(dataclasses.replace(config, search=False), workers=1, site=True, reuse=False)
+    assert again.site.written == [] and again.site.removed == [] and again.site.unchanged == again.site.files
+
+
 @pytest.fixture
 def rendered(monkeypatch):
     """The URLs of the pages rendered through a template, in order (a test clears it before the build it looks at)."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import shutil
 
 import pytest
 
 from pipeline.build import build
+from pipeline.incremental.kept_pages import KEPT_PAGES
 from pipeline.inline import DEFAULT_OPTIONS
 from pipeline.inline import articles_from, run_inline
 from pipeline.passes.base import Wiki
@@ -16,7 +18,7 @@ from pipeline.site import render
 from pipeline.site.model import build_model
 from pipeline.site.page_digests import SiteState, recorded_state, patch, site_state
 from pipeline.site.pages import Revision
-from tests.site.helpers import SITE, build_site, read, rendered, site  # noqa: F401 (fixtures)
+from tests.site.helpers import SITE, assert_same_as_a_full_render, build_site, read, rendered, site  # noqa: F401 (fixtures)
 
 
 @pytest.fixture
@@ -31,15 +33,6 @@ def planned(monkeypatch):
 
     monkeypatch.setattr(render, "render_pages", recording)
     return calls
-
-
-def assert_same_as_a_full_render(config, monkeypatch):
-    """Render the same wiki again planning every page and rendering each (no state, no page digests):
-    every file it makes has the bytes the last build left."""
-    with monkeypatch.context() as patch:
-        patch.setattr(site_package, "last_render", lambda manifest, out: ({}, {}, {}))  # `LastRender.record`
-        again = build(dataclasses.replace(config, search=False), workers=1, site=True, reuse=False)
-    assert again.site.written == [] and again.site.removed == [] and again.site.unchanged == again.site.files
 
 
 def test_a_body_edit_plans_only_its_pages_and_the_lists_of_changes(site, planned, monkeypatch):
@@ -133,12 +126,23 @@ def test_a_seed_change_that_moves_a_page_or_a_list_plans_every_page(planned, sit
     assert_same_as_a_full_render(config, monkeypatch)
 
 
-def test_an_output_folder_missing_a_file_plans_every_page(site, planned):
+def test_an_output_folder_missing_a_file_the_state_does_not_keep_plans_every_page(site, planned):
     config, _ = site
+    shutil.rmtree(config.state_dir / KEPT_PAGES)
     (config.out_dir / "special" / "categories" / "index.html").unlink()
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
     report = build_site(config)
     assert len(planned[-1]) == len(planned[0]) and "special/categories/index.html" in report.site.written
+
+
+def test_a_file_missing_from_the_output_folder_is_put_back_and_only_the_edit_planned(site, planned, monkeypatch):
+    config, _ = site
+    (config.out_dir / "special" / "categories" / "index.html").unlink()
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
+    build_site(config)
+    assert "beta/index.html" in planned[-1] and not {"alpha/index.html", "special/categories/index.html"} & set(planned[-1])
+    assert (config.out_dir / "special" / "categories" / "index.html").is_file()
+    assert_same_as_a_full_render(config, monkeypatch)
 
 
 @pytest.fixture

@@ -32,13 +32,14 @@ def test_editing_one_body_rewrites_only_the_pages_that_change(site):
     assert "A longer body." in read(config.out_dir, "beta/index.html")
 
 
-def test_a_page_deleted_from_the_output_is_written_again_by_the_next_build(site):
+def test_a_page_deleted_from_the_output_is_put_back_by_the_next_build(site):
     config, _ = site
+    page = (config.out_dir / "alpha" / "index.html").read_bytes()
     (config.out_dir / "alpha" / "index.html").unlink()
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Edited."), encoding="utf-8")
     report = build_site(config)
-    assert "alpha/index.html" in report.site.written
-    assert (config.out_dir / "alpha" / "index.html").is_file()
+    assert (config.out_dir / "alpha" / "index.html").read_bytes() == page  # from the state folder's kept files
+    assert "Edited." in read(config.out_dir, "beta/index.html") and "beta/index.html" in report.site.written
 
 
 def test_a_rebuild_with_no_change_writes_nothing(site):
@@ -125,11 +126,11 @@ def _stopped(config, monkeypatch, after_puts: int | None = None, **options) -> N
 
     put, puts = SiteWriter.put, []
 
-    def stopping_put(self, rel, data):
+    def stopping_put(self, rel, data, kept=True):
         if after_puts is not None and len(puts) == after_puts:
             raise KeyboardInterrupt
         puts.append(rel)
-        put(self, rel, data)
+        put(self, rel, data, kept)
 
     def stopping_finish(self, *args):
         raise KeyboardInterrupt

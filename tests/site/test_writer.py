@@ -41,16 +41,18 @@ def test_the_pages_a_stopped_build_wrote_lose_their_keys_and_the_state_is_not_us
     first.put("a/index.html", b"one")
     first.put("b/index.html", b"two")
     first.finish({"a/index.html": "ka", "b/index.html": "kb"}, {"shared": "s"})
-    assert last_render(manifest, out)[:2] == ({"a/index.html": "ka", "b/index.html": "kb"}, {"shared": "s"})
+    last = last_render(manifest, out)
+    assert (last.keys, last.state) == ({"a/index.html": "ka", "b/index.html": "kb"}, {"shared": "s"})
     calls = []
     stopped = SiteWriter(out, manifest, before_writing=lambda: calls.append(1))
     stopped.put("b/index.html", b"two")  # unchanged: nothing is written yet
-    assert calls == [] and last_render(manifest, out)[0]["b/index.html"] == "kb"
+    assert calls == [] and last_render(manifest, out).keys["b/index.html"] == "kb"
     stopped.put("a/index.html", b"changed")
     stopped.put("c/index.html", b"new")
     stopped.journal.close()  # stopped: never finished
     assert calls == [1]  # once, before the first write
-    assert last_render(manifest, out)[:2] == ({"b/index.html": "kb"}, {})
+    last = last_render(manifest, out)
+    assert (last.keys, last.state) == ({"b/index.html": "kb"}, {})
 
 
 def test_a_file_is_named_in_the_journal_before_it_is_written(tmp_path, monkeypatch):
