@@ -56,7 +56,8 @@ def test_runner_times_every_scenario(tmp_path, capsys):
     assert results["edit-link"].pages > results["edit-body"].pages  # and the linked page's "What links here"
     assert results["edit-title"].jobs_run > results["edit-body"].jobs_run  # links to it, prose naming it
     assert results["add-article"].pages >= 1
-    assert results["ci"].jobs_run == 0 and results["ci"].pages > results["cold"].pages  # every page, from the state
+    # The emptied output folder put back from the state folder: nothing changed since, nothing to write.
+    assert results["ci"].jobs_run == 0 and results["ci"].pages == 0 and (tool.out / "index.html").is_file()
     run.report([tool])
     assert "no-change" in capsys.readouterr().out
 

@@ -154,7 +154,8 @@ def test_runner_times_every_scenario_on_the_vault(tmp_path, capsys):
     assert results["edit-link"].pages > results["edit-body"].pages  # the linked note's "What links here" too
     assert results["edit-title"].jobs_run >= results["edit-body"].jobs_run
     assert results["add-article"].pages >= 1
-    assert results["ci"].jobs_run == 0 and results["ci"].pages > results["cold"].pages  # every page, from the state
+    # The emptied output folder put back from the state folder: nothing changed since, nothing to write.
+    assert results["ci"].jobs_run == 0 and results["ci"].pages == 0 and (tool.out / "index.html").is_file()
     capsys.readouterr()
     run.report([tool])
     out = capsys.readouterr().out
