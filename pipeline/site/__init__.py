@@ -21,7 +21,7 @@ from pipeline.config import Config
 from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
 from pipeline.incremental.page_summaries import PageSummaries, load_summaries
 from pipeline.site.shards import loader
-from pipeline.site.writer import LastRecord, in_output, journaled_files, last_render, mark, previous_files
+from pipeline.site.writer import LastRecord, in_output, inside, journaled_files, last_render, mark, previous_files
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
@@ -70,14 +70,17 @@ def site_intact(config: Config) -> bool:
     state folder keeps (an output folder emptied since: a CI job's; `incremental/kept_pages.py`)."""
     manifest = config.state_dir / MANIFEST
     files = previous_files(manifest, config.out_dir)
-    missing = list(itertools.filterfalse(in_output(config.out_dir), files))
+    missing = [rel for rel in itertools.filterfalse(in_output(config.out_dir), files) if inside(rel)]
     if not files or not missing:
         return bool(files)
     if journaled_files(manifest, config.out_dir):  # a build stopped since: what the last one left is not known
         return False
     last = last_render(manifest, config.out_dir)
-    mark(config.out_dir)  # the folder, emptied or made again, is still this build's to write
-    return KeptPages(config.state_dir / KEPT_PAGES).restore(str(config.out_dir), missing, last.keys, last.hashes)
+    try:
+        mark(config.out_dir)  # the folder, emptied or made again, is still this build's to write
+        return KeptPages(config.state_dir / KEPT_PAGES).restore(str(config.out_dir), missing, last.keys, last.hashes)
+    except OSError:  # a full disk, a folder that cannot be written: the build plans every page, and says what failed
+        return False
 
 
 class LastRender:

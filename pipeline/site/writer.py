@@ -240,7 +240,7 @@ def journaled_files(manifest: Path, out_dir: Path) -> list[str]:
         return []
     if not lines or lines[0] != str(Path(out_dir).resolve()):
         return []
-    return [rel for rel in dict.fromkeys(lines[1:]) if _inside(rel)]
+    return [rel for rel in dict.fromkeys(lines[1:]) if inside(rel)]
 
 
 def _open_journal(manifest: Path, out_dir: Path, journaled: list[str]) -> TextIO:
@@ -296,7 +296,8 @@ def _safe(rel: str) -> str:
     return rel
 
 
-def _inside(rel: str) -> bool:
+def inside(rel: str) -> bool:
+    """Whether `rel` is a path inside the output folder (as `_safe` takes it)."""
     try:
         return bool(_safe(rel))
     except ValueError:  # an empty line, or one not ours

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from pipeline.build import build
-from pipeline.incremental.kept_pages import KEPT_PAGES
+from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
 from pipeline.site import MANIFEST, parallel
 from pipeline.site.writer import journal_file
 from tests.conftest import folder_hashes
@@ -123,3 +123,17 @@ def test_the_files_render_processes_write_are_kept_and_put_back(site, monkeypatc
     shutil.rmtree(config.out_dir)
     again = build(dataclasses.replace(config, search=False), workers=2, site=True)
     assert again.process.skipped and folder_hashes(config.out_dir) == before  # every file put back before the build
+
+
+def test_a_folder_that_cannot_be_put_back_is_rendered_again(site, rendered, monkeypatch):
+    config, _ = site
+    before = folder_hashes(config.out_dir)
+    shutil.rmtree(config.out_dir)
+
+    def failing(self, *args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(KeptPages, "restore", failing)
+    rendered.clear()
+    build_site(config)
+    assert folder_hashes(config.out_dir) == before and "special/all/" in rendered
