@@ -1,6 +1,8 @@
 """What a pass keeps between builds besides its plan memo (`kept_memos`): values its selects build.
 
-- `KEEP` values (indexes) are built from the pass's read set alone: kept with the
+- `KEEP` values (indexes) are built from the pass's read set alone, or hold what a
+  pass derived from an article and checks against what it reads before using it
+  again (wikilinks' fragment targets, html's embedded parts): kept with the
   read set and the code that built them, loaded by a build in the same read set
   (and by `reuse_across`, to compare the last read set's with this one's).
 - `KEEP_BY_CAPTURE` values are dicts of capture id -> what the pass derives

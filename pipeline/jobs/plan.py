@@ -31,6 +31,9 @@ from pipeline.storage.store import db_path, write
 
 
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
+# A kept memo that entries were made again in (`Wiki.made`) is kept again once there are this many: each build in
+# the same read set makes those again, and keeping a memo of every article at each edit would cost more.
+KEEP_AGAIN = 64
 
 
 @dataclass
@@ -105,7 +108,8 @@ def plan_round(
         keep_mentions(conn, wiki.results.values())  # what the read sets' parts searched the outputs for
         rows, blobs, touched = _slices(reuse.todo(), wiki, workers)
         for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
-            built = {key: value for key, value in wiki.memos(spec.plan.keep).items() if key not in reuse.loaded[spec.name]}
+            built = {key: value for key, value in wiki.memos(spec.plan.keep).items()
+                     if key not in reuse.loaded[spec.name] or wiki.entries_made(key) >= KEEP_AGAIN}  # fmt: skip
             if built:
                 save_stored_indexes(conn, spec, reuse.read_sets[spec.name][0], built)
             if spec.plan.keep_by_capture:

@@ -5,6 +5,7 @@ select reads stored results without decoding them. The pass contract itself is `
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -66,6 +67,7 @@ class Wiki:
     facts: dict[str, Any] = field(default_factory=dict)
     attachments: dict[str, str] = field(default_factory=dict)
     _memo: dict[str, Any] = field(default_factory=dict)
+    _made: Counter = field(default_factory=Counter)
 
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
         if key not in self._memo:
@@ -78,8 +80,17 @@ class Wiki:
     def memos(self, keys) -> dict[str, Any]:
         return {key: self._memo[key] for key in keys if key in self._memo}
 
+    def made(self, key: str) -> None:
+        """An entry of the memo `key` was made (again) in this plan: one kept between builds is kept again once
+        enough were (`jobs/plan.py`)."""
+        self._made[key] += 1
+
+    def entries_made(self, key: str) -> int:
+        return self._made[key]
+
     def forget(self) -> None:
         self._memo.clear()
+        self._made.clear()
 
 
 def frontmatter_field(article: Article, key: str):

@@ -40,6 +40,7 @@ from pipeline.storage.text_refs import fill
 from pipeline.urls import normalize_base
 
 NAME = "html"
+EMBEDDED = f"{NAME}.embedded"  # capture id -> (its wikilinks result as known, `_embedded`)
 EMBED_DEPTH = 3
 TOC_LEVELS = (2, 3, 4)
 RENDER_FIELDS = ("line", "col", "status", "url", "target_lang", "kind", "raw")  # what a link's HTML depends on
@@ -67,11 +68,32 @@ CONTRACT = {
 def embedded_parts(articles: list[Article], wiki: Wiki) -> list:
     """What `select` reads of other articles for each article alone: the path, capture and links result
     of each article it embeds, up to EMBED_DEPTH deep. Most embed nothing, found without decoding
-    their links; so a title change or a new article replans the pages whose links changed, not all."""
+    their links; so a title change or a new article replans the pages whose links changed, not all.
+
+    An article's parts are kept (`EMBEDDED`, with the read set) by its own links result as known, and
+    used again while that and each part are what they were: a plan after an edit decodes the links of
+    the articles whose parts changed, not of every article that embeds."""
     outputs = wiki.results.get("wikilinks", {})
     embedding = wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(outputs, '"embed":true')))
     by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles}) if embedding else {}
-    return [_embedded(article, outputs, by_path) if article.capture_id in embedding else [] for article in articles]
+    kept = wiki.memo(EMBEDDED, dict)
+    return [_kept_parts(article, wiki, outputs, by_path, kept) if article.capture_id in embedding else []
+            for article in articles]  # fmt: skip
+
+
+def _kept_parts(article: Article, wiki: Wiki, outputs, by_path: dict[str, Article], kept: dict) -> list:
+    own, found = known_as(outputs, article.capture_id), kept.get(article.capture_id)
+    if found is None or found[0] != own or not all(_same_part(part, outputs, by_path) for part in found[1]):
+        found = kept[article.capture_id] = (own, _embedded(article, outputs, by_path))
+        wiki.made(EMBEDDED)
+    return found[1]
+
+
+def _same_part(part: tuple, outputs, by_path: dict[str, Article]) -> bool:
+    """Whether an embedded article is still the capture it was, with the links result it had."""
+    path, capture_id, links_as = part
+    target = by_path.get(path)
+    return target is not None and target.capture_id == capture_id and known_as(outputs, capture_id) == links_as
 
 
 def _embedded(article: Article, outputs, by_path: dict[str, Article]) -> list:
@@ -261,5 +283,6 @@ PASS = Pass(
         reads=("options",),
         # Its own results, and the captures and links of the articles it embeds.
         reads_own=("metadata", "headings", "links", "wikilinks", "citations", "mentions", embedded_parts),
+        keep=(EMBEDDED,),  # checked against what it was made of before it is used again
     ),
 )

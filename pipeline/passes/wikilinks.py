@@ -65,6 +65,9 @@ CONTRACT = {
 }
 
 
+FRAGMENT_TARGETS = f"{NAME}.fragment_targets"  # capture id -> (its links result as known, `_fragment_targets`)
+
+
 def index_of(wiki: Wiki) -> LinkIndex:
     index = wiki.memo("wikilinks.index", lambda: _build(wiki))
     if index.headings_of is None:  # kept from a build in the same read set (KEEP): it reads this build's headings
@@ -124,18 +127,34 @@ def _captures(wiki: Wiki) -> dict[str, int]:
 def linked_headings(articles: list[Article], wiki: Wiki) -> list:
     """What `select` reads of other articles' headings for each article alone: the headings result of
     each page a `#fragment` link of it may resolve to. Most articles link to no heading, found
-    without decoding their links (their JSON holds no `"fragment":"`)."""
+    without decoding their links (their JSON holds no `"fragment":"`).
+
+    Which pages those are depends on the article's links result and the link index alone, which the
+    read set names: they are kept with it (`FRAGMENT_TARGETS`, by each article's links result as known),
+    so a plan after an edit resolves the edited article's links only, not every article's."""
     outputs = wiki.results.get("links", {})
     fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"')))
-    return [_linked_headings(article, wiki) if article.capture_id in fragmenting else [] for article in articles]
-
-
-def _linked_headings(article: Article, wiki: Wiki) -> list:
-    index, questions = index_of(wiki), _questions(_links(article, wiki), *_place(article, wiki))
-    paths = {candidate["path"] for question in questions.values() if question[3]  # those naming a heading
-             for candidate in index.resolve(*question)["candidates"]}  # fmt: skip
+    kept = wiki.memo(FRAGMENT_TARGETS, dict)
     headings, captures = wiki.results.get("headings", {}), _captures(wiki)
-    return sorted([path, known_as(headings, captures[path])] for path in paths if path in captures)
+    return [
+        [[path, known_as(headings, captures[path])] for path in _fragment_targets(article, wiki, outputs, kept)
+         if path in captures] if article.capture_id in fragmenting else []
+        for article in articles
+    ]  # fmt: skip
+
+
+def _fragment_targets(article: Article, wiki: Wiki, outputs, kept: dict) -> list[str]:
+    """The paths of the pages a `#fragment` link of `article` may resolve to, sorted (kept by its links result)."""
+    links_as = known_as(outputs, article.capture_id)
+    found = kept.get(article.capture_id)
+    if found is None or found[0] != links_as:
+        index, questions = index_of(wiki), _questions(_links(article, wiki), *_place(article, wiki))
+        # Which pages: not their headings (the answer without them names the same pages, and reads no result).
+        paths = {candidate["path"] for target, lang, folder, heading, markdown in questions.values() if heading
+                 for candidate in index.resolve(target, lang, folder, False, markdown)["candidates"]}  # fmt: skip
+        found = kept[article.capture_id] = (links_as, sorted(paths))
+        wiki.made(FRAGMENT_TARGETS)
+    return found[1]
 
 
 def _place(article: Article, wiki: Wiki) -> tuple[str, str]:
@@ -197,11 +216,15 @@ def affected(old: dict, wiki: Wiki, touched) -> list[int] | None:
         return None
     now = wiki.memo(f"{NAME}.index", lambda: _patched(before, wiki))
     changed = changed_pages(before, now)
-    if not changed:
-        return []
-    keys = set().union(*map(keys_of, changed))
-    unknown = frozenset(keys)  # an article whose answers' keys were not kept may read any of them
-    return [a.capture_id for a in wiki.articles if not touched.get(a.capture_id, unknown).isdisjoint(keys)]
+    found = []
+    if changed:
+        keys = set().union(*map(keys_of, changed))
+        unknown = frozenset(keys)  # an article whose answers' keys were not kept may read any of them
+        found = [a.capture_id for a in wiki.articles if not touched.get(a.capture_id, unknown).isdisjoint(keys)]
+    # The others' answers are the last read set's: so are the pages their `#fragment` links may resolve to.
+    targets, moved = old.get(FRAGMENT_TARGETS) or {}, set(found)
+    wiki.memo(FRAGMENT_TARGETS, lambda: {capture: kept for capture, kept in targets.items() if capture not in moved})
+    return found
 
 
 def _fragments_by_target(links: list[dict], own_page: bool = False) -> dict[str, set[str]]:
@@ -332,7 +355,8 @@ PASS = Pass(
     incremental=Incremental(
         reads=("options", "data", "metadata", "attachments"),  # the link index (titles, slugs, aliases, redirects)
         reads_own=("links", "headings", linked_headings),
-        keep=("wikilinks.index",),  # built from metadata, data and options; headings are read through this build
+        # Built from metadata, data and options (headings are read through this build), and each article's links.
+        keep=("wikilinks.index", FRAGMENT_TARGETS),
         affected=affected,
         touches=touches,
     ),

@@ -12,6 +12,7 @@ import pytest
 from pipeline.build import build
 from pipeline.incremental.build_cache import BuildCache
 from pipeline.incremental import code_digest, job_reuse
+from pipeline.jobs import plan
 from pipeline.passes import citations, html, links, mentions, metadata, pairing, wikilinks
 from pipeline.storage.store import open_store
 from tests.helpers import forget_plans, record_selects, results_by_path
@@ -324,3 +325,27 @@ def test_a_function_by_column_is_still_one_of_an_article_and_the_wiki():
     wiki = Wiki(options={}, articles=articles)
     assert [lengths(article, wiki) for article in articles] == lengths.column(articles, wiki) == [1, 3]
     assert lengths.__name__ == lengths.column.__name__ == "lengths"
+
+
+def test_an_edit_finds_again_only_the_edited_articles_fragment_targets_and_embeds(make_wiki, monkeypatch):
+    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
+                        f"![[p{(i + 2) % 20}]]\n" for i in range(20)})  # fmt: skip
+    build(config, workers=1)
+    monkeypatch.setattr(plan, "KEEP_AGAIN", 1)  # what an edit made again is kept for the next build at once
+    resolved, walked = [], []
+    place, embedded = wikilinks._place, html._embedded
+    monkeypatch.setattr(wikilinks, "_place", lambda article, wiki: resolved.append(article.path) or place(article, wiki))
+    monkeypatch.setattr(html, "_embedded", lambda article, *args: walked.append(article.path) or embedded(article, *args))
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\n## Top\n\nSee [[p4#top]] and [[p5#top]].\n")
+    build(config, workers=1)
+    assert set(resolved) == {"p3.md"}  # its select, and its fragment targets: the others' are kept
+    # p1 embeds p3, whose links changed; p19 and p17 embed p1 and p19, so p3 below (three deep at most).
+    assert sorted(walked) == ["p1.md", "p17.md", "p19.md"]
+    (config.content_dir / "p9.md").write_text("---\ntitle: Page 9\n---\nNo heading, no embed.\n")
+    resolved.clear(), walked.clear()
+    build(config, workers=1)
+    # p8 links to p9's heading: p9's headings changed, not where p8's link goes. Its links changed (a broken
+    # anchor now), as p9's did: p8 is walked again, and what embeds either up to three deep (p7 and p5 above p9;
+    # p6, p4 and p2 above p8). p9 and p3 embed nothing now.
+    assert set(resolved) == {"p8.md", "p9.md"}
+    assert sorted(walked) == ["p2.md", "p4.md", "p5.md", "p6.md", "p7.md", "p8.md"]
