@@ -201,8 +201,7 @@ class PageJob:
         if digested and self.rendered is not None and page.context["page"].path not in self.rendered \
                 and rel in self.previous.keys:  # fmt: skip
             return _kept(rel, page), self.previous.keys[rel]
-        nav = self.navs[page.lang].for_page(page.url)  # made once: digested and shown
-        tree = self.tree_key(page, nav) if digested else ""
+        tree = self.tree_key(page) if digested else ""
         if digested and self.moved is not None and page.context["page"].path not in self.moved:
             last = self.previous.keys.get(rel, "")
             if last[CONTENT:] == tree and self._in_place(rel, page):
@@ -218,7 +217,7 @@ class PageJob:
         if kept is not None:
             return list(zip(rels, kept)), key
         beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
-        files = [(rel, render_page(self.env, self.settings, page, nav)), *beside]
+        files = [(rel, render_page(self.env, self.settings, page, self.navs[page.lang].for_page(page.url))), *beside]
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render
             page.context["page"].body.release()
         return files, key
@@ -251,11 +250,11 @@ class PageJob:
         content = digest((page.template, page.title, page.url, page.lang, page.alternates, context, self.salts[page.lang]))
         return content[:CONTENT] + tree
 
-    def tree_key(self, page: Planned, nav: str) -> str:
+    def tree_key(self, page: Planned) -> str:
         """What of its language's navigation tree a page shows: its own part of the sidebar, its breadcrumbs, and
         its previous and next pages."""
         context = page.context
-        shown = (self.navs[page.lang].page_key(nav), *(context.get(name) for name in TREE_PARTS))
+        shown = (self.navs[page.lang].page_key(page.url), *(context.get(name) for name in TREE_PARTS))
         return digest(shown)[: 64 - CONTENT]
 
     def _record(self, record: ArticlePage) -> str:

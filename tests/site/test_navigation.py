@@ -147,7 +147,7 @@ def test_a_big_tree_lists_the_open_branch_only_around_the_page(monkeypatch):
     assert '<a aria-current="page" href="/s/p50/">' in html
     assert '<a href="/s/">All</a>' in html  # the section's page, and every page below it (no count: see `_more`)
     assert "Lone" not in html and '<a href="/special/all/">All</a>' in html  # closed: a link for its pages
-    assert shown.page_key(shown.for_page("s/p50/")) != shown.page_key(shown.for_page("s/p10/"))  # each page's own part of a big tree is its own
+    assert shown.page_key("s/p50/") != shown.page_key("s/p10/")  # each page's own part of a big tree is its own
     assert shown.shared == sidebar.LanguageNav("<nav><!--nav-tree--></nav>", Tree("en", "", nodes[:1] + [
         Node("Other", None, True, [Node("Lone, retitled", "o/lone/")])], places, total), "/", shown.labels).shared
 
@@ -179,3 +179,24 @@ def test_in_a_big_tree_a_retitle_or_an_addition_renders_the_pages_around_it_as_a
     for page in (config.out_dir / "s").glob("*/index.html"):  # the articles (their histories differ: two captures)
         again = fresh / "site" / page.relative_to(config.out_dir)
         assert captured_at.sub(b"", page.read_bytes()) == captured_at.sub(b"", again.read_bytes()), page
+
+
+def test_a_pages_key_of_a_big_tree_changes_exactly_when_its_tree_does(monkeypatch):
+    monkeypatch.setattr(sidebar, "FULL_TREE", 10)
+
+    def nav(retitled: int) -> sidebar.LanguageNav:
+        pages = [Node(f"Page {n}" + (" (new)" if n == retitled else ""), f"s/p{n}/") for n in range(100)]
+        deep = Node("Deep", "d/", True, [Node(f"Deep {n}" + (" (new)" if n + 100 == retitled else ""), f"d/p{n}/")
+                                         for n in range(40)])  # fmt: skip
+        nodes = [Node("Big", "s/", True, pages), Node("Other", None, True, [deep])]
+        places: dict = {}
+        total = navigation._place(nodes, (), None, places)
+        return sidebar.LanguageNav("<nav><!--nav-tree--></nav>", Tree("en", "", nodes, places, total), "/",
+                                   {"all_url": "special/all/", "section_pages": "All"})  # fmt: skip
+
+    before = nav(-1)
+    urls = [f"s/p{n}/" for n in range(100)] + [f"d/p{n}/" for n in range(40)] + ["d/", "s/", "x/"]
+    for retitled in (50, 0, 99, 120):  # a page amid a big section, at its ends, and in a closed section's window
+        after = nav(retitled)
+        changed = [url for url in urls if before.for_page(url) != after.for_page(url)]
+        assert changed and [url for url in urls if before.page_key(url) != after.page_key(url)] == changed
