@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from pipeline.site.shards import Shard, indexed, loader, record
 from pipeline.site.writer import link_or_copy
 
 STAGE = "search-stage"  # in the state folder: links to one shard's pages, for Pagefind to read
+KEPT = "search-bundles"  # in the state folder: each shard's bundle, hard links, by the shard's digest
 NEXT, OLD = ".next-", ".old-"  # beside a shard's bundle: where a run writes, and the bundle it replaces
 ONE_BUNDLE_LEFTOVERS = (".pagefind-next", ".pagefind-old")  # what a stopped run of the one-bundle layout left
 STOPPED = "search index not built: stopped"
@@ -92,6 +94,13 @@ def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> 
     done, warning = indexed(indexing.state_dir), None
     stale = [shard for shard in indexing.shards
              if done.get(shard.folder) != shard.digest or not (root / shard.folder / "pagefind.js").is_file()]
+    # A bundle gone from the output folder (emptied since: a CI job's) whose shard's pages are those it indexed comes
+    # back from the state folder; the bundles in place are kept there, once, should they go.
+    for shard in [shard for shard in indexing.shards if shard not in stale]:
+        _keep(indexing, shard)
+    for shard in [shard for shard in stale if _put_back(indexing, shard)]:
+        stale.remove(shard)
+        done[shard.folder] = shard.digest
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for shard, outcome in zip(stale, pool.map(lambda shard: _index_shard(indexing, shard, run), stale)):
             if outcome is None:
@@ -104,6 +113,7 @@ def index_site(indexing: Indexing, run: Run | None = None, workers: int = 1) -> 
     if warning is None:
         _finish(root, indexing.shards)
         record(indexing.state_dir, {shard.folder: done[shard.folder] for shard in indexing.shards})
+        _forget(indexing.state_dir, {shard.digest for shard in indexing.shards})
     elif warning != STOPPED:
         _make_do(root, indexing.shards)
     return warning
@@ -126,7 +136,44 @@ def _index_shard(indexing: Indexing, shard: Shard, run: Run) -> str | None:
         return warning
     prune(fresh)  # what the bundle it was seeded with held, and its index no longer reads
     _replace(fresh, bundle)
+    _keep(indexing, shard)
     return ""
+
+
+def _keep(indexing: Indexing, shard: Shard) -> None:
+    """Keep the shard's bundle in the state folder by the shard's digest (links: no bytes), unless kept already."""
+    kept = indexing.state_dir / KEPT / shard.digest
+    bundle = indexing.out_dir / BUNDLE / shard.folder
+    if kept.is_dir() or not (bundle / "pagefind.js").is_file():
+        return
+    making = kept.with_name(f"{NEXT}{kept.name}-{secrets.token_hex(4)}")  # shards are indexed side by side
+    shutil.copytree(bundle, making, copy_function=link_or_copy)
+    try:
+        making.rename(kept)  # whole or not at all
+    except OSError:  # kept meanwhile, by a run of the same pages
+        shutil.rmtree(making, ignore_errors=True)
+
+
+def _put_back(indexing: Indexing, shard: Shard) -> bool:
+    """Put the bundle kept for the shard's digest in its place in the output folder; False when none is kept."""
+    kept = indexing.state_dir / KEPT / shard.digest
+    if not (kept / "pagefind.js").is_file():
+        return False
+    bundle = indexing.out_dir / BUNDLE / shard.folder
+    fresh = bundle.with_name(NEXT + bundle.name)
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(kept, fresh, copy_function=link_or_copy)
+    _replace(fresh, bundle)
+    return True
+
+
+def _forget(state_dir: Path, digests: set[str]) -> None:
+    """Remove the kept bundles of shards that are no more."""
+    folder = state_dir / KEPT
+    for kept in folder.iterdir() if folder.is_dir() else ():
+        if kept.name not in digests:
+            shutil.rmtree(kept, ignore_errors=True)
 
 
 def _run_to_end(argv: list[str]) -> tuple[int, str, str]:

@@ -242,3 +242,23 @@ def _shards(config):
     folders = json.loads(text.split("= ", 1)[1].rstrip(";\n"))["en"]
     listed = {folder: read(config.out_dir, f"pagefind/{folder}pages.txt").split("\n") for folder in folders}
     return [Shard("en", int(folder.split("/")[1]), tuple(files), "") for folder, files in listed.items()]
+
+
+def test_an_emptied_output_folder_gets_its_search_bundles_back_from_the_state_folder(make_wiki, monkeypatch):
+    monkeypatch.setattr(shards, "SHARD_PAGES", 1)  # one page a shard: three English shards, one Spanish
+    config = searching(make_wiki)
+    monkeypatch.setattr(search, "pagefind", listing)
+    build(config, site=True)
+    before = {path.relative_to(config.out_dir): path.read_bytes() for path in config.out_dir.rglob("*") if path.is_file()}
+    ran = []
+    monkeypatch.setattr(search, "pagefind", lambda site, bundle: ran.append(bundle.name) or listing(site, bundle))
+    shutil.rmtree(config.out_dir)  # a CI job that restores the state folder only
+    report = build(config, site=True)
+    after = {path.relative_to(config.out_dir): path.read_bytes() for path in config.out_dir.rglob("*") if path.is_file()}
+    assert ran == [] and report.site.indexed and after == before
+    (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace("Body.", "Another body."))
+    shutil.rmtree(config.out_dir)
+    build(config, site=True)
+    assert len(ran) == 1 and has_index(config.out_dir)  # the edited page's shard only; the others put back
+    kept = {path.name for path in (config.state_dir / search.KEPT).iterdir()}
+    assert kept == set(shards.indexed(config.state_dir).values())  # one a shard: the replaced one gone
