@@ -39,7 +39,7 @@ from pipeline.runtime.build_lock import build_lock
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.disk_full import disk_full_is_an_error
 from pipeline.runtime.forks import ForkedHelper
-from pipeline.site import MANIFEST, LastRender, SiteReport, search_pending, site_intact
+from pipeline.site import MANIFEST, LastRender, LastSite, SiteReport, search_pending, site_intact
 from pipeline.site.emitters import setting as emitters_setting
 from pipeline.site.output import refuse_foreign, refuse_unsafe
 from pipeline.site.theme import theme_digest
@@ -136,8 +136,8 @@ def _build(
             captured, read = capture(context)
             stamp, data_files = stamp_build(context, captured)
             last = load_last(config, context.kind, stamp, info) if reuse else None
-            if last and (not site or (intact() and not search_pending(config))):
-                return skipped(captured, last, site, time.perf_counter() - started)
+            if last and (not site or (intact().intact and not search_pending(config))):
+                return skipped(captured, last, site, time.perf_counter() - started, intact().put_back)
             forget_last(config, context.kind)
             last_render = LastRender(config) if site else None  # read while the forked helper works a round
             context.helper_worker = HelperWorker(helper, config, last_render.steps(load_render_code) if site else [])
@@ -151,12 +151,12 @@ def _build(
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
 
 
-def start_helpers(context: BuildContext, checker: ForkedHelper, checked: bool) -> Callable[[], bool]:
+def start_helpers(context: BuildContext, checker: ForkedHelper, checked: bool) -> Callable[[], LastSite]:
     """Start the forked helpers: one scans the content folder, the other (when `checked`) looks for the last
     site's files; return how to ask the second whether they are all there."""
     context.helper.start(scan_sources, context.config, db_path(context.conn))
     if not checked:
-        return lambda: False
+        return lambda: LastSite(False)
     checker.start(site_intact, context.config)
     return functools.cache(checker.result)
 
@@ -192,9 +192,9 @@ def load_render_code() -> None:
     import pipeline.site.publish  # noqa: F401
 
 
-def render(context: BuildContext, wiki: Wiki, log: list[Change], intact: bool, last_render: LastRender) -> SiteReport:
-    """Write the site into the output folder from the results (`intact`: every file of the last site is there;
-    `last_render`: what the last build's render left, maybe read already)."""
+def render(context: BuildContext, wiki: Wiki, log: list[Change], last_site: LastSite, last_render: LastRender) -> SiteReport:
+    """Write the site into the output folder from the results (`last_site`: whether every file of the last site is
+    there, put back or not; `last_render`: what the last build's render left, maybe read already)."""
     from pipeline.incremental.page_summaries import PageSummaries
     from pipeline.site.emitters import resolve
     from pipeline.site.publish import render_site
@@ -206,20 +206,22 @@ def render(context: BuildContext, wiki: Wiki, log: list[Change], intact: bool, l
     emitters = resolve(config.emitters)
     report = render_site(
         config, wiki, log, versions, emitters.entries, emitters.setting, tick=progress.advance,
-        workers=context.workers, intact=intact, written=context.written, summaries=summaries,
+        workers=context.workers, intact=last_site.intact, written=context.written, summaries=summaries,
         search_later=context.search_later, last_render=last_render,
     )  # fmt: skip
     if cache is not None:
         cache.summaries = summaries.used
+    report.put_back = last_site.put_back
     return report
 
 
-def skipped(captured: CaptureReport, last: LastBuild, site: bool, seconds: float) -> BuildReport:
-    """The report of a build that had nothing to do: the last complete one's, every job reused."""
+def skipped(captured: CaptureReport, last: LastBuild, site: bool, seconds: float, put_back: int = 0) -> BuildReport:
+    """The report of a build that had nothing to do: the last complete one's, every job reused (`put_back`: the
+    files of the site put back into the output folder)."""
     processed = ProcessReport(
         reused=last.jobs, diagnostics=last.diagnostics, unlisted_info=last.unlisted_info, skipped=True
     )  # fmt: skip
-    rendered = SiteReport(**last.site, unchanged=last.site["files"]) if site else None
+    rendered = SiteReport(**last.site, unchanged=last.site["files"], put_back=put_back) if site else None
     return BuildReport(captured, processed, seconds, rendered)
 
 

@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from pipeline.config import Config
 from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
@@ -40,6 +40,7 @@ class SiteReport:
     redirects: int = 0
     files: int = 0  # every file of the site (pages, redirects, assets, sitemap...)
     written: list[str] = field(default_factory=list)  # files whose bytes changed, relative to the output folder
+    put_back: int = 0  # the last build's files put back into the output folder before the build (`site_intact`)
     from_kept: int = 0  # of `written`, the pages put back from the state folder's kept pages (`kept_pages.py`)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)
@@ -65,22 +66,31 @@ def has_index(out_dir: Path) -> bool:
     return ui or (root / LOADER).read_text(encoding="utf-8") == loader([])
 
 
-def site_intact(config: Config) -> bool:
+class LastSite(NamedTuple):
+    """Whether every file the last build wrote is in the output folder (`site_intact`), and how many of them were
+    put back there from the state folder for that."""
+
+    intact: bool
+    put_back: int = 0
+
+
+def site_intact(config: Config) -> LastSite:
     """Every file the last build wrote into the output folder is still there, or was put back from the files the
     state folder keeps (an output folder emptied since: a CI job's; `incremental/kept_pages.py`)."""
     manifest = config.state_dir / MANIFEST
     files = previous_files(manifest, config.out_dir)
     missing = [rel for rel in itertools.filterfalse(in_output(config.out_dir), files) if inside(rel)]
     if not files or not missing:
-        return bool(files)
+        return LastSite(bool(files))
     if journaled_files(manifest, config.out_dir):  # a build stopped since: what the last one left is not known
-        return False
+        return LastSite(False)
     last = last_render(manifest, config.out_dir)
     try:
         mark(config.out_dir)  # the folder, emptied or made again, is still this build's to write
-        return KeptPages(config.state_dir / KEPT_PAGES).restore(str(config.out_dir), missing, last.keys, last.hashes)
+        restored = KeptPages(config.state_dir / KEPT_PAGES).restore(str(config.out_dir), missing, last.keys, last.hashes)
     except OSError:  # a full disk, a folder that cannot be written: the build plans every page, and says what failed
-        return False
+        return LastSite(False)
+    return LastSite(restored, len(missing) if restored else 0)
 
 
 class LastRender:

@@ -11,6 +11,7 @@ import shutil
 import pytest
 
 from pipeline.build import build
+from pipeline.commands.build import summary_line
 from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
 from pipeline.site import MANIFEST, parallel
 from pipeline.site.writer import journal_file
@@ -32,9 +33,10 @@ def test_an_emptied_output_folder_is_put_back_whole_and_nothing_is_rendered(site
     before = folder_hashes(config.out_dir)
     shutil.rmtree(config.out_dir)
     rendered.clear()
-    build_site(config)
+    report = build_site(config)
     assert folder_hashes(config.out_dir) == before  # byte for byte, the wiki pages and assets too
-    assert rendered == []
+    assert rendered == [] and report.site.put_back == report.site.files == len(before) - 1  # but the folder's marker
+    assert f"({report.site.files} put back from the state folder)" in summary_line(report)
 
 
 def test_after_an_edit_an_emptied_folder_renders_only_what_the_edit_changes(site, rendered, monkeypatch):
