@@ -57,22 +57,14 @@ class KeptPages:
 
     def keep(self, digest: str, files: list[str], named: bool = True) -> None:
         """Keep `files` (paths in the output folder) just written: a page's, digested `digest`, by their names;
-        else one file whose bytes `digest` names."""
+        else one file whose bytes `digest` names. An entry kept already has the same bytes: it stays."""
         folder = f"{self.folder}/{digest[:2]}"
         if folder not in self.folders:
             os.makedirs(folder, exist_ok=True)
             self.folders.add(folder)
             self.any = True
         for source in files:
-            path = self.path(digest, os.path.basename(source) if named else "")
-            try:
-                os.link(source, path)
-            except FileExistsError:  # kept by an earlier build: the same digest, the same bytes
-                pass
-            except OSError:  # another file system, or none with hard links: a whole copy, renamed into place
-                temporary = f"{path}.{secrets.token_hex(4)}.tmp"
-                shutil.copyfile(source, temporary)
-                os.replace(temporary, path)
+            place(source, self.path(digest, os.path.basename(source) if named else ""), replace=False)
 
     def forget(self, digests: Iterable[str]) -> None:
         """Remove the entries of `digests`: every file of a page so digested, or the bytes so digested."""
@@ -94,25 +86,41 @@ class KeptPages:
         """Link back into `out_dir` the last build's files `missing` from it: a page's by its folder's page digest
         (`keys`: page file -> digest), any other by its bytes' (`hashes`). False, with what was linked left in
         place, as soon as one is not kept."""
+        if not self.any:
+            return False
         for rel in missing:
             folder, name = os.path.split(rel)
             key = keys.get(f"{folder}/{PAGE_FILE}" if folder else PAGE_FILE)
             entry = self.path(key, name) if key is not None else None
             if entry is None or not os.access(entry, os.F_OK):
                 entry = self.path(hashes[rel]) if rel in hashes else None
-            if entry is None or not self.any:
+            if entry is None:
                 return False
             target = os.path.join(out_dir, rel)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             try:
-                os.link(entry, target)
-            except FileNotFoundError:
+                place(entry, target)
+            except FileNotFoundError:  # not kept after all
                 return False
-            except OSError:  # another file system: a copy, renamed into place
-                temporary = f"{target}.{secrets.token_hex(4)}.tmp"
-                try:
-                    shutil.copyfile(entry, temporary)
-                except FileNotFoundError:
-                    return False
-                os.replace(temporary, target)
         return True
+
+
+def place(source: str, target: str, replace: bool = True) -> None:
+    """Put the file `source` at `target` whole: a hard link, or a copy where none can be made (another file system),
+    written beside it and renamed into place. A file at `target` is replaced (in one rename: a reader sees the old
+    file or the new one), or with `replace` False left as it is."""
+    try:
+        os.link(source, target)
+        return
+    except FileExistsError:
+        if not replace:
+            return
+    except OSError:  # another file system, or one without hard links
+        pass
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+    try:
+        os.link(source, temporary)
+    except OSError:
+        shutil.copyfile(source, temporary)
+    os.replace(temporary, target)

@@ -80,12 +80,20 @@ class Wiki:
     def memos(self, keys) -> dict[str, Any]:
         return {key: self._memo[key] for key in keys if key in self._memo}
 
-    def made(self, key: str) -> None:
-        """An entry of the memo `key` was made (again) in this plan: one kept between builds is kept again once
-        enough were (`jobs/plan.py`)."""
-        self._made[key] += 1
+    def entry(self, key: str, capture_id: int, made_of: Any, make: Callable[[], Any],
+              still: Callable[[Any], bool] = lambda value: True) -> Any:  # fmt: skip
+        """What `make` gives for the article `capture_id`, held in the memo `key` (a dict a pass may keep between
+        builds: `Incremental.keep`) with what it was `made_of`, and made again when that differs or the value is
+        not `still` true. A kept memo is kept again once enough entries were made again (`jobs/plan.py`)."""
+        entries = self.memo(key, dict)
+        found = entries.get(capture_id)
+        if found is None or found[0] != made_of or not still(found[1]):
+            found = entries[capture_id] = (made_of, make())
+            self._made[key] += 1
+        return found[1]
 
     def entries_made(self, key: str) -> int:
+        """How many entries of the memo `key` were made again in this plan (`entry`)."""
         return self._made[key]
 
     def forget(self) -> None:

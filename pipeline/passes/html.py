@@ -22,6 +22,7 @@ the headings, from the headings pass, whose ids are the anchors here).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from pipeline.content.article import Article
@@ -76,17 +77,13 @@ def embedded_parts(articles: list[Article], wiki: Wiki) -> list:
     outputs = wiki.results.get("wikilinks", {})
     embedding = wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(outputs, '"embed":true')))
     by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles}) if embedding else {}
-    kept = wiki.memo(EMBEDDED, dict)
-    return [_kept_parts(article, wiki, outputs, by_path, kept) if article.capture_id in embedding else []
-            for article in articles]  # fmt: skip
-
-
-def _kept_parts(article: Article, wiki: Wiki, outputs, by_path: dict[str, Article], kept: dict) -> list:
-    own, found = known_as(outputs, article.capture_id), kept.get(article.capture_id)
-    if found is None or found[0] != own or not all(_same_part(part, outputs, by_path) for part in found[1]):
-        found = kept[article.capture_id] = (own, _embedded(article, outputs, by_path))
-        wiki.made(EMBEDDED)
-    return found[1]
+    return [
+        wiki.entry(EMBEDDED, article.capture_id, known_as(outputs, article.capture_id),
+                   functools.partial(_embedded, article, outputs, by_path),
+                   lambda parts: all(_same_part(part, outputs, by_path) for part in parts))
+        if article.capture_id in embedding else []
+        for article in articles
+    ]  # fmt: skip
 
 
 def _same_part(part: tuple, outputs, by_path: dict[str, Article]) -> bool:

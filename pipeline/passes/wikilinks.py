@@ -25,6 +25,7 @@ replans the articles linking into that page, not the whole wiki.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Callable
 
@@ -134,27 +135,22 @@ def linked_headings(articles: list[Article], wiki: Wiki) -> list:
     so a plan after an edit resolves the edited article's links only, not every article's."""
     outputs = wiki.results.get("links", {})
     fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"')))
-    kept = wiki.memo(FRAGMENT_TARGETS, dict)
     headings, captures = wiki.results.get("headings", {}), _captures(wiki)
     return [
-        [[path, known_as(headings, captures[path])] for path in _fragment_targets(article, wiki, outputs, kept)
+        [[path, known_as(headings, captures[path])]
+         for path in wiki.entry(FRAGMENT_TARGETS, article.capture_id, known_as(outputs, article.capture_id),
+                                functools.partial(_fragment_targets, article, wiki))
          if path in captures] if article.capture_id in fragmenting else []
         for article in articles
     ]  # fmt: skip
 
 
-def _fragment_targets(article: Article, wiki: Wiki, outputs, kept: dict) -> list[str]:
-    """The paths of the pages a `#fragment` link of `article` may resolve to, sorted (kept by its links result)."""
-    links_as = known_as(outputs, article.capture_id)
-    found = kept.get(article.capture_id)
-    if found is None or found[0] != links_as:
-        index, questions = index_of(wiki), _questions(_links(article, wiki), *_place(article, wiki))
-        # Which pages: not their headings (the answer without them names the same pages, and reads no result).
-        paths = {candidate["path"] for target, lang, folder, heading, markdown in questions.values() if heading
-                 for candidate in index.resolve(target, lang, folder, False, markdown)["candidates"]}  # fmt: skip
-        found = kept[article.capture_id] = (links_as, sorted(paths))
-        wiki.made(FRAGMENT_TARGETS)
-    return found[1]
+def _fragment_targets(article: Article, wiki: Wiki) -> list[str]:
+    """The paths of the pages a `#fragment` link of `article` may resolve to, sorted."""
+    index, questions = index_of(wiki), _questions(_links(article, wiki), *_place(article, wiki))
+    # Which pages: not their headings (the answer without them names the same pages, and reads no result).
+    return sorted({candidate["path"] for target, lang, folder, heading, markdown in questions.values() if heading
+                   for candidate in index.resolve(target, lang, folder, False, markdown)["candidates"]})  # fmt: skip
 
 
 def _place(article: Article, wiki: Wiki) -> tuple[str, str]:

@@ -211,11 +211,11 @@ class PageJob:
             return _kept(rel, page), key
         # A page missing from the output folder (emptied since: a CI job's) that a build before rendered is put back.
         # One in place is rendered to be compared: `written` names the files whose bytes changed.
-        missing = key is not None and self.previous.pages is not None and not self.previous.exists(rel)
-        rels = [rel] + ([page.companion[0]] if page.companion is not None else [])
-        kept = self.previous.pages.files(key, [os.path.basename(each) for each in rels]) if missing else None
-        if kept is not None:
-            return list(zip(rels, kept)), key
+        if key is not None and self.previous.pages is not None and not self.previous.exists(rel):
+            rels = [rel] + ([page.companion[0]] if page.companion is not None else [])
+            kept = self.previous.pages.files(key, [os.path.basename(each) for each in rels])
+            if kept is not None:
+                return list(zip(rels, kept)), key
         beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
         files = [(rel, render_page(self.env, self.settings, page, self.navs[page.lang].for_page(page.url))), *beside]
         if page.key[0] == "article":  # what its body read is not kept for the rest of the render

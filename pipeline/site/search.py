@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from pipeline.incremental.kept_pages import place
 from pipeline.runtime import build_lock
 from pipeline.site import BUNDLE, LOADER, UI_FILES
 from pipeline.site.bundle_check import bundle_problem
 from pipeline.site.bundles import prune
 from pipeline.site.shards import Shard, indexed, loader, record
-from pipeline.site.writer import link_or_copy
 
 STAGE = "search-stage"  # in the state folder: links to one shard's pages, for Pagefind to read
 KEPT = "search-bundles"  # in the state folder: each shard's bundle, hard links, by the shard's digest
@@ -147,7 +147,7 @@ def _keep(indexing: Indexing, shard: Shard) -> None:
     if kept.is_dir() or not (bundle / "pagefind.js").is_file():
         return
     making = kept.with_name(f"{NEXT}{kept.name}-{secrets.token_hex(4)}")  # shards are indexed side by side
-    shutil.copytree(bundle, making, copy_function=link_or_copy)
+    shutil.copytree(bundle, making, copy_function=place)
     try:
         making.rename(kept)  # whole or not at all
     except OSError:  # kept meanwhile, by a run of the same pages
@@ -163,7 +163,7 @@ def _put_back(indexing: Indexing, shard: Shard) -> bool:
     fresh = bundle.with_name(NEXT + bundle.name)
     shutil.rmtree(fresh, ignore_errors=True)
     fresh.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(kept, fresh, copy_function=link_or_copy)
+    shutil.copytree(kept, fresh, copy_function=place)
     _replace(fresh, bundle)
     return True
 
@@ -213,7 +213,7 @@ def _stage(out_dir: Path, files: tuple[str, ...], stage: Path) -> int:
         if not (out_dir / rel).is_file():  # removed since it was rendered (a page is never listed without one)
             continue
         (stage / rel).parent.mkdir(parents=True, exist_ok=True)
-        link_or_copy(str(out_dir / rel), str(stage / rel))
+        place(str(out_dir / rel), str(stage / rel))
         staged += 1
     return staged
 
@@ -356,7 +356,7 @@ def _seed(bundle: Path, fresh: Path) -> None:
         rel = os.path.relpath(folder, bundle)
         os.makedirs(os.path.join(fresh, rel), exist_ok=True)
         for name in files if rel != "." else ():
-            link_or_copy(os.path.join(folder, name), os.path.join(fresh, rel, name))
+            place(os.path.join(folder, name), os.path.join(fresh, rel, name))
 
 
 def _replace(new: Path, bundle: Path) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from pipeline.incremental.kept_pages import KeptPages, content_digest
+from pipeline.incremental.kept_pages import KeptPages, content_digest, place
 from pipeline.runtime import jsonio
 
 MARKER = ".pipeline-site"
@@ -86,7 +86,7 @@ class SiteWriter:
         """Write `data` at `rel` unless the file there holds it (None: known to); with `kept`, keep it by its bytes
         (a page's files are kept by the page's digest instead: `render.PageJob.write`)."""
         # os calls on strings, not pathlib: a cold build of a big wiki writes tens of thousands of files.
-        target = os.path.join(self.out_dir, _safe(rel))
+        target = self.path(rel)
         changed = data is not None and not _same(target, data)
         if changed:
             self._prepare(rel, target)
@@ -126,16 +126,9 @@ class SiteWriter:
 
     def link(self, rel: str, source: str) -> None:
         """Put the file `source` (a kept page: `incremental/kept_pages.py`) at `rel`, hard-linked where it can be."""
-        target = os.path.join(self.out_dir, _safe(rel))
+        target = self.path(rel)
         self._prepare(rel, target)
-        try:
-            link_or_copy(source, target)
-        except FileExistsError:  # replaced whole, as `_write` does: a reader sees the old file or the new one
-            temporary = _temporary(target)
-            if os.path.lexists(temporary):
-                os.unlink(temporary)
-            link_or_copy(source, temporary)
-            os.replace(temporary, target)
+        place(source, target)
         self.report.linked += 1
         self.record(rel, True)
 
@@ -188,7 +181,6 @@ class SiteWriter:
         journal_file(self.manifest).unlink(missing_ok=True)  # the render processes' lines too: all listed now
         self.report.written.sort()
         return self.report
-
 
     def _hashes(self, current: set[str]) -> dict[str, str]:
         """The digest of each file of this build kept by its bytes: those it put, and the last build's it kept; the
@@ -334,16 +326,6 @@ def _write(target: str, data: bytes) -> None:
         if exc.filename is not None:
             raise
         raise OSError(exc.errno, exc.strerror, target) from None
-
-
-def link_or_copy(source: str, target: str) -> None:
-    """Put `source` at `target`, which must not exist, as a hard link, or a copy where no link can be made."""
-    try:
-        os.link(source, target)
-    except FileExistsError:
-        raise
-    except OSError:  # another file system, or one without hard links
-        shutil.copy2(source, target)
 
 
 def _temporary(path: str) -> str:
