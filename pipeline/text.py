@@ -21,8 +21,14 @@ def url_slug(value: str) -> str:
     if PLAIN.fullmatch(value):
         return value
     value = unicodedata.normalize("NFC", value.strip()).lower()
-    value = UNSAFE.sub(_marks_kept("-"), value.replace(" ", "-"))
-    return DASHES.sub("-", value).strip("-.") or "-"
+    slug = DASHES.sub("-", UNSAFE.sub(_marks_kept("-"), value.replace(" ", "-"))).strip("-.")
+    return slug or _symbols(value) or "-"
+
+
+def _symbols(value: str) -> str:
+    """The symbols of a name with no letter or digit (`🚀.md`, `⭐ ⭐`): its emoji, each kept, so that two such
+    notes are two pages (percent-encoded on the wire, shown as they are)."""
+    return "-".join("".join(char for char in word if unicodedata.category(char) == "So") for word in value.split()).strip("-")
 
 
 def _marks_kept(replacement: str):

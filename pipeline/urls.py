@@ -55,16 +55,18 @@ def attachment_url(path: str) -> str:
 def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
     """`guides/setup.md` -> `guides/setup/`; `guides/_index.md` -> `guides/`; Spanish under `es/`.
 
-    As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says. A top-level
-    folder named as the page's language is that language's part of the site, not repeated in the URL:
-    `es/Bases/Vistas.md` in Spanish -> `es/bases/vistas/`.
+    As in Hugo, a file named `_index` or `index` is its folder's page whatever its slug says; so is a file given
+    one of those slugs (`slug: index`), but not one whose name only slugs to one (`🗂️ Index.md` is `index/`: a
+    name is never read back from its slug). A top-level folder named as the page's language is that language's
+    part of the site, not repeated in the URL: `es/Bases/Vistas.md` in Spanish -> `es/bases/vistas/`.
     """
     folder, _, name = path.rpartition("/")
     top, _, below = folder.partition("/")
     if top and top.lower() == lang.lower():
         folder = below
     stem = name.split(".", 1)[0]
-    page = "" if slug in INDEX_SLUGS or stem in INDEX_SLUGS else f"{url_slug(slug)}/"
+    given = slug in INDEX_SLUGS and slug != url_slug(stem)  # a slug the file's own name does not make
+    page = "" if stem in INDEX_SLUGS or given else f"{url_slug(slug)}/"
     return f"{lang_prefix(lang, default_language)}{_folder_url(folder)}{page}"
 
 

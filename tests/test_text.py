@@ -32,3 +32,8 @@ def test_names_in_any_script_keep_every_letter_and_mark(name, slug, anchor):
 
 def test_an_emoji_leaves_no_variation_selector_behind():
     assert text.url_slug("🗂️ Guides") == "guides" and text.heading_slug("🗂️ Guides") == "-guides"
+
+
+def test_a_name_of_symbols_alone_keeps_them():
+    assert text.url_slug("🚀") == "🚀" and text.url_slug("🎉") == "🎉" and text.url_slug("⭐ ⭐") == "⭐-⭐"
+    assert text.url_slug("🗂️") == "🗂" and text.url_slug("?!") == "-"  # no variation selector; no punctuation

@@ -17,6 +17,8 @@ from pipeline.urls import article_url, href, leaves_site
         ("guides/index.es.md", "indice", "es", "es/guides/"),
         ("_index.md", "home", "en", ""),  # the root's page
         ("guides/about.md", "index", "en", "guides/"),  # a slug naming the folder's page
+        ("🗂️ Index.md", "index", "en", "index/"),  # a name that only slugs to `index`: a page of its own
+        ("Guides/Index.es.md", "index", "es", "es/guides/index/"),
     ],
 )
 def test_an_articles_url_is_its_folder_then_its_slug(path, slug, lang, url):

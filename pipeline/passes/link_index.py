@@ -71,6 +71,7 @@ class LinkIndex:
     reading: set[str] | None = None  # what the answer being found has read so far
     links: str = "wiki"  # how targets are matched: "wiki" or "obsidian" (the module docstring)
     language_folders: bool = False  # each top-level folder is a language's vault
+    vaults: dict[str, int] = field(default_factory=dict)  # with language folders: notes in each top-level folder
 
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) without what belongs to one build (its heading reader and
@@ -84,6 +85,9 @@ class LinkIndex:
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
+        if self.language_folders and not page.group.startswith(ATTACHMENT):
+            vault = self.vault(page.path)
+            self.vaults[vault] = self.vaults.get(vault, 0) + 1
         self.files[page.path] = page
         for table, key in _table_keys(page, self.links == "obsidian"):
             column = self.tables.setdefault(table, {})
@@ -101,6 +105,11 @@ class LinkIndex:
         else:
             del self.groups[page.group]
         del self.files[page.path]
+        if self.language_folders and not page.group.startswith(ATTACHMENT):
+            vault = self.vault(page.path)
+            self.vaults[vault] -= 1
+            if not self.vaults[vault]:
+                del self.vaults[vault]
         obsidian = self.links == "obsidian"
         still = {entry for other in members for entry in _table_keys(other, obsidian) if entry[0] not in FILE_TABLES}
         for table, key in set(_table_keys(page, obsidian)) - still:  # the group keeps the others' keys
@@ -143,6 +152,12 @@ class LinkIndex:
     def vault(self, path_or_folder: str) -> str:
         """The language folder a path or folder is in, with language folders ("" without, or at the root)."""
         return path_or_folder.split("/", 1)[0] if self.language_folders else ""
+
+    def elsewhere(self, path: str, folder: str) -> bool:
+        """Whether the file at `path` is in another language's folder than `folder`: a file in a folder that holds no
+        note (`attachments/` at the root) belongs to every language."""
+        vault = self.vault(path)
+        return vault != self.vault(folder) and vault in self.vaults
 
     def _in_vault(self, groups: list[str], folder: str) -> list[str]:
         """Of several groups, those with a page in the linking article's language folder, when some have one."""
@@ -255,7 +270,7 @@ class LinkIndex:
                 continue
             if group.startswith(FILE):
                 page = self.files[group[len(FILE) :]]
-                fallback, group = self.vault(page.path) != self.vault(folder), page.group
+                fallback, group = self.elsewhere(page.path, folder), page.group
             else:
                 page, fallback = self.choose(group, lang)
             self._read(GROUP + group)  # the group's pages: which one is chosen, and its canonical slug
@@ -336,7 +351,7 @@ def patch_index(
     tables = {name: Overlay(table) for name, table in old.tables.items()}
     index = LinkIndex(old.default_language, headings_of, Overlay(old.groups), tables, old.redirects,
                       Overlay(old.files), Overlay(old.sources), dict(old.partners), links=old.links,
-                      language_folders=old.language_folders)  # fmt: skip
+                      language_folders=old.language_folders, vaults=dict(old.vaults))  # fmt: skip
     index.sources.update(differs)
     for path in went:
         del index.sources[path]

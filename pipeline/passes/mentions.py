@@ -284,7 +284,7 @@ def apply_suggestions(text: str, suggestions: list[dict], first_line: int = 1) -
 
 PASS = Pass(
     name="mentions",
-    version=3,
+    version=4,
     contract=CONTRACT,
     run=run,
     select=select,

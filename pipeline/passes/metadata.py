@@ -184,7 +184,7 @@ def _strings(value) -> list[str]:
 
 PASS = Pass(
     name="metadata",
-    version=7,
+    version=8,
     contract=CONTRACT,
     run=run,
     select=select,

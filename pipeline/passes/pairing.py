@@ -359,7 +359,7 @@ def _line(article: Article, key: str) -> int:
 
 PASS = Pass(
     name="pairing",
-    version=3,
+    version=4,
     contract=CONTRACT,
     run=run,
     select=select,

@@ -342,7 +342,7 @@ def _rewrite(article: Article, link: dict, canonical: str) -> list[tuple[int, in
 
 PASS = Pass(
     name="wikilinks",
-    version=5,
+    version=6,
     contract=CONTRACT,
     run=run,
     select=select,

@@ -32,6 +32,7 @@ from pipeline.site.parallel import render_pages
 from pipeline.site.sharing import Sharing
 from pipeline.site.sidebar import SLOT, LanguageNav
 from pipeline.site.theme import builtin_root, language_name, strings
+from pipeline.site.title_heading import without_title
 from pipeline.urls import home_url, href, special_url
 
 SPECIALS = ("categories", "all", "wanted", "recent")  # the wiki pages the navigation links to
@@ -64,6 +65,7 @@ def environment(templates_dir: Path | None, base_url: str, compiled: Path | None
     env.filters["short"] = lambda sha: (sha or "")[:12]
     env.filters["day"] = lambda iso: (iso or "")[:10]
     env.filters["minute"] = lambda iso: (iso or "")[:16].replace("T", " ") + (" UTC" if iso else "")
+    env.filters["without_title"] = without_title
     return env
 
 

@@ -89,6 +89,15 @@ def test_attachments_resolve_by_path_and_name_and_a_missing_one_is_its_own_diagn
     assert [(d["code"], d["col"]) for d in out["diagnostics"]] == [("missing-attachment", 62)]
 
 
+def test_attachments_outside_the_language_folders_belong_to_every_language():
+    files = {"en/a.md": "[[guide.pdf]] ![[photo.png]] [[plano.pdf]]\n", "es/b.md": "x\n"}
+    attachments = {"attachments/guide.pdf": "1" * 64, "attachments/photo.png": "2" * 64, "es/plano.pdf": "3" * 64}
+    found = resolved(files, FOLDERS, attachments, path="en/a.md")
+    assert found["guide.pdf"][:2] == ("ok", "attachments/guide.pdf")  # a shared folder: no other language's file
+    assert found["photo.png"][:2] == ("ok", "attachments/photo.png")
+    assert found["plano.pdf"][:2] == ("fallback", "es/plano.pdf")  # a file of the Spanish vault
+
+
 def test_markdown_links_percent_encoded_or_in_angle_brackets_name_the_same_note():
     files = {"a.md": "[a](Other%20Note.md) [b](<Other Note.md>)\n", "Other Note.md": "x\n"}
     out = run_inline(files, specs=SPECS)["wikilinks"]["a.md"]
