@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Container
 from urllib.parse import quote
 
 from pipeline.text import lookup_key, url_slug
@@ -68,6 +69,38 @@ def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
     given = slug in INDEX_SLUGS and slug != url_slug(stem)  # a slug the file's own name does not make
     page = "" if stem in INDEX_SLUGS or given else f"{url_slug(slug)}/"
     return f"{lang_prefix(lang, default_language)}{_folder_url(folder)}{page}"
+
+
+def shared_url_moves(url: str, paths: list[str], taken: Container[str]) -> dict[str, str]:
+    """Where the files of `paths` (sorted), whose URL would be `url`, are published: the first at `url`, each other
+    at `url-2/`, `url-3/`, ... skipping the URLs in `taken` (every article's own). Path -> URL of each."""
+    found, number = {paths[0]: url}, 1
+    for path in paths[1:]:
+        number += 1
+        while numbered_url(url, number) in taken:
+            number += 1
+        found[path] = numbered_url(url, number)
+    return found
+
+
+def shared_urls(urls: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Path -> (the URL it is published at instead, the path first at its own) of each file whose URL another
+    file's is too (`urls`: path -> URL, every article's)."""
+    if len(set(urls.values())) == len(urls):  # most wikis: no URL is two files'
+        return {}
+    by_url: dict[str, list[str]] = {}
+    for path in sorted(urls):
+        by_url.setdefault(urls[path], []).append(path)
+    return {path: (url, paths[0]) for shared, paths in by_url.items() if len(paths) > 1
+            for path, url in shared_url_moves(shared, paths, by_url).items() if path != paths[0]}  # fmt: skip
+
+
+def numbered_url(url: str, number: int) -> str:
+    """`guides/setup/`, 2 -> `guides/setup-2/`."""
+    return f"{url.rstrip('/')}-{number}/"
+
+
+NUMBERED = re.compile(r"(.*)-\d+/$")  # a URL `numbered_url` may make, and the URL it numbers (its group 1 and "/")
 
 
 @lru_cache(maxsize=4096)  # a wiki has few folders, and each of its articles asks for its own

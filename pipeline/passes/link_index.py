@@ -27,13 +27,13 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import unquote
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 from pipeline.content.source import name_lang_slug
 from pipeline.runtime.sharded import Overlay, Sharded
 from pipeline.passes.file_names import FILE, FILE_TABLES, by_file, note_path
 from pipeline.text import lookup_key
-from pipeline.urls import article_url, attachment_url, is_attachment
+from pipeline.urls import NUMBERED, article_url, attachment_url, is_attachment, shared_url_moves
 
 MAX_REDIRECT_HOPS = 5
 ATTACHMENT = "attachment:"  # the group of an attachment (an image, a PDF...): itself alone
@@ -72,6 +72,7 @@ class LinkIndex:
     links: str = "wiki"  # how targets are matched: "wiki" or "obsidian" (the module docstring)
     language_folders: bool = False  # each top-level folder is a language's vault
     vaults: dict[str, int] = field(default_factory=dict)  # with language folders: notes in each top-level folder
+    urls: Mapping[str, list[str]] = field(default_factory=dict)  # an article's own URL -> the paths it is (sorted)
 
     def __getstate__(self) -> dict:
         """Pickled (kept between builds) without what belongs to one build (its heading reader and
@@ -79,12 +80,15 @@ class LinkIndex:
         load several times faster than sets (a noticeable part of an edit build). Its big
         dicts are kept `Sharded`: an edit build's few selects read a few dozen of their keys."""
         tables = {name: _sharded(table, _sorted) for name, table in self.tables.items()}
-        shards = {name: Sharded.of(getattr(self, name)) for name in ("groups", "files", "sources")}
+        shards = {name: Sharded.of(getattr(self, name)) for name in ("groups", "files", "sources", "urls")}
         return {**self.__dict__, **shards, "tables": tables, "headings_of": None, "memo": {}, "reads": {},
                 "reading": None}  # fmt: skip
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
+        if not page.group.startswith(ATTACHMENT):
+            own = self.own_url(page)
+            self.urls[own] = sorted([*self.urls.get(own, ()), page.path])  # a new list: a patched index shares them
         if self.language_folders and not page.group.startswith(ATTACHMENT):
             vault = self.vault(page.path)
             self.vaults[vault] = self.vaults.get(vault, 0) + 1
@@ -105,6 +109,13 @@ class LinkIndex:
         else:
             del self.groups[page.group]
         del self.files[page.path]
+        if not page.group.startswith(ATTACHMENT):
+            own = self.own_url(page)
+            rest = [path for path in self.urls[own] if path != page.path]
+            if rest:
+                self.urls[own] = rest
+            else:
+                del self.urls[own]
         if self.language_folders and not page.group.startswith(ATTACHMENT):
             vault = self.vault(page.path)
             self.vaults[vault] -= 1
@@ -152,6 +163,32 @@ class LinkIndex:
     def vault(self, path_or_folder: str) -> str:
         """The language folder a path or folder is in, with language folders ("" without, or at the root)."""
         return path_or_folder.split("/", 1)[0] if self.language_folders else ""
+
+    def own_url(self, page: Page) -> str:
+        """The URL an article's own name, folder and language make (`urls.article_url`), before another's is told apart."""
+        return article_url(page.path, page.slug, page.lang, self.default_language)
+
+    def number_urls(self, urls: Iterable[str]) -> None:
+        """Give the articles whose own URL is one of `urls` the URLs they are published at (`urls.shared_url_moves`:
+        the first path keeps it, the others are numbered), as the site's model does."""
+        for url in urls:
+            paths = self.urls.get(url)
+            for path, published in shared_url_moves(url, paths, self.urls).items() if paths else ():
+                if self.files[path].url != published:
+                    self._publish_at(self.files[path], published)
+
+    def _publish_at(self, page: Page, url: str) -> None:
+        """Give `page` another URL: in its group, in place, and in the table of URLs (no list or set changed in place)."""
+        moved = self.files[page.path] = page._replace(url=url)
+        members = self.groups[page.group] = [moved if other.path == page.path else other for other in self.groups[page.group]]
+        table, value, before = self.tables.setdefault("url", {}), _value("url", page), page.url.strip("/")
+        if all(other.url.strip("/") != before for other in members):  # no other page of the group has the URL it left
+            rest = set(table.get(before, ())) - {value}
+            if rest:
+                table[before] = rest
+            else:
+                table.pop(before, None)
+        table[url.strip("/")] = {*(table.get(url.strip("/")) or ()), value}
 
     def elsewhere(self, path: str, folder: str) -> bool:
         """Whether the file at `path` is in another language's folder than `folder`: a file in a folder that holds no
@@ -332,6 +369,7 @@ def build_index(
     paths = {record["path"] for record in records}
     for record in records:
         index.add(_page(record, paths, default_language, index.partners))
+    index.number_urls([url for url, shared in index.urls.items() if len(shared) > 1])
     index.redirects = redirect_table(redirects)
     return index
 
@@ -351,15 +389,16 @@ def patch_index(
     tables = {name: Overlay(table) for name, table in old.tables.items()}
     index = LinkIndex(old.default_language, headings_of, Overlay(old.groups), tables, old.redirects,
                       Overlay(old.files), Overlay(old.sources), dict(old.partners), links=old.links,
-                      language_folders=old.language_folders, vaults=dict(old.vaults))  # fmt: skip
+                      language_folders=old.language_folders, vaults=dict(old.vaults), urls=Overlay(old.urls))  # fmt: skip
     index.sources.update(differs)
     for path in went:
         del index.sources[path]
-    regrouped = set()
+    regrouped, renumbered = set(), set()
     for path in redo:
         index.partners.pop(path, None)
         if path in index.files:
             regrouped.add(index.files[path].group)
+            renumbered.add(index.own_url(index.files[path]))  # (an attachment's names no article's URL)
             index.remove(index.files[path])
     order = {path: number for number, path in enumerate(sources)}
     for path in sorted(redo - went, key=order.__getitem__):
@@ -367,8 +406,11 @@ def patch_index(
         index.groups[page.group] = list(index.groups.get(page.group, ()))  # its own list, not old's
         index.add(page)
         regrouped.add(page.group)
+        renumbered.add(index.own_url(page))
     for group in regrouped & index.groups.keys():  # in record order, as a build adds them
         index.groups[group].sort(key=lambda page: order[page.path])
+    # The URLs numbered after the ones that changed hands: an article at `a-2/` came or went, so `a/`'s share again.
+    index.number_urls(renumbered | {f"{match[1]}/" for match in map(NUMBERED.match, renumbered) if match})
     return index
 
 

@@ -39,6 +39,7 @@ from pipeline.passes.names import (
 from pipeline.passes.prose import Piece, prose_pieces
 from pipeline.runtime import jsonio
 from pipeline.runtime.sharded import Overlay
+from pipeline.urls import shared_urls
 
 NAME = "mentions"
 # Path -> what the index takes of its article's metadata result, with the result's digest: kept, so that a new
@@ -153,11 +154,12 @@ def _indexes(wiki: Wiki) -> dict[str, dict]:
     for path, own in items:
         if counts[own[1]] > 1:  # most slugs are one article's: no need to find its group
             groups_of_slug.setdefault(own[1], set()).add(group_key(path))
+    moved = shared_urls({path: own[6] for path, own in items})  # where two articles' URLs are one, as the site has it
     by_lang: dict[str, list] = {}
     for path, (_, slug, lang, title, aliases, draft, url) in items:
         if not draft:
             link = slug if len(groups_of_slug.get(slug, ())) <= 1 else _path_target(path)
-            by_lang.setdefault(lang, []).append([path, slug, link, url, title, aliases])
+            by_lang.setdefault(lang, []).append([path, slug, link, moved.get(path, (url,))[0], title, aliases])
     return {lang: _index(entries) for lang, entries in by_lang.items()}
 
 

@@ -25,7 +25,7 @@ from pipeline.runtime import records
 from pipeline.site.page_data import (
     Frontmatter, PassOutputs, PassResults, article_tags, identity_of, read_once,
 )  # fmt: skip
-from pipeline.urls import history_url, normalize_base, tag_url
+from pipeline.urls import history_url, normalize_base, shared_urls, tag_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
@@ -246,13 +246,14 @@ def build_model(
     outputs = PassResults(wiki.results)
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = dict(zip(ids, _links_to(summarized)))
+    moved = _move_shared(paths, ids, links)
     backlinks = Backlinks(articles, links, made)
     broken = [(links[a.capture_id], target) for a in articles for target in made[a.capture_id].broken]
     last_seen = dict(map(operator.itemgetter(0, 1), log))  # path -> the time of its newest change (path, time, ...)
     git_times = wiki.facts.get("git_times") or {}
     shown = _shown(wiki, versions, articles)
     bodies = _Bodies(wiki)
-    pages, taken, conflicts = [], {}, []
+    pages, taken, conflicts = [], {}, moved
     for article in sorted(articles, key=lambda a: a.path):
         summary = made[article.capture_id]
         passes = PassOutputs(outputs, article, shown.get(article.capture_id, shown[None]))
@@ -334,6 +335,19 @@ def _digests(stored, ids: list[int]) -> list[str]:
         return ["-"] * len(ids)
     jobs, facts = stored.jobs, stored.facts
     return [facts[jobs[cid]][0] if cid in jobs else "-" for cid in ids]
+
+
+def _move_shared(paths: list[str], ids: list[int], links: dict[int, Link]) -> list[str]:
+    """Give each article whose URL another's is too the URL it is published at instead (`urls.shared_urls`), in
+    `links` (capture id -> the link to its page); a warning for each."""
+    by_path = dict(zip(paths, ids))
+    moved = shared_urls({path: links[capture_id].url for path, capture_id in by_path.items()})
+    warnings = []
+    for path, (url, first) in sorted(moved.items()):
+        link = links[by_path[path]]
+        warnings.append(f"{path}: its URL /{link.url} is also {first}'s: it is published at /{url}")
+        links[by_path[path]] = link._replace(url=url)
+    return warnings
 
 
 def _links_to(summaries: Iterable[PageSummary]) -> Iterator[Link]:
