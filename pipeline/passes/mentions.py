@@ -286,7 +286,7 @@ def apply_suggestions(text: str, suggestions: list[dict], first_line: int = 1) -
 
 PASS = Pass(
     name="mentions",
-    version=4,
+    version=5,
     contract=CONTRACT,
     run=run,
     select=select,

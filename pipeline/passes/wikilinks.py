@@ -342,7 +342,7 @@ def _rewrite(article: Article, link: dict, canonical: str) -> list[tuple[int, in
 
 PASS = Pass(
     name="wikilinks",
-    version=6,
+    version=7,
     contract=CONTRACT,
     run=run,
     select=select,
