@@ -115,21 +115,23 @@ def _folders(page: ArticlePage, lang: str, default: str) -> list[str]:
 
 def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: list) -> list[Node]:
     """Sections from the folders of the pages' URLs; a page at a folder's URL is that folder's page."""
-    prefix = lang_prefix(lang, model.default_language)
+    start = len(lang_prefix(lang, model.default_language))
     declared = {category.id: category for category in categories if category.declared}
     sections: dict[str, Node] = {}  # folder URL below the language ('a/b/') -> its section
     keys: dict[int, tuple] = {}  # id of a node -> its order among its siblings
-    for page in pages:
-        folder = ""
-        for name in _folders(page, lang, model.default_language):
-            folder += f"{name}/"
-            if folder not in sections:
-                category = declared.get(name)
-                sections[folder] = Node(category.name if category else _folder_title(name), None, True)
-                keys[id(sections[folder])] = _order(category.order if category else None, sections[folder].title)
+    rels = [page.url[start:] for page in pages]
+    parents = [rel.rstrip("/").rpartition("/")[0] for rel in rels]  # 'a/b/c/' -> 'a/b'
+    for parent in parents:
+        if parent and f"{parent}/" not in sections:  # its folders, outermost first, those not made yet
+            folder = ""
+            for name in parent.split("/"):
+                folder += f"{name}/"
+                if folder not in sections:
+                    category = declared.get(name)
+                    sections[folder] = Node(category.name if category else _folder_title(name), None, True)
+                    keys[id(sections[folder])] = _order(category.order if category else None, sections[folder].title)
     root: list[Node] = []
-    for page in pages:
-        rel = page.url[len(prefix) :]
+    for page, rel, parent in zip(pages, rels, parents):
         section = sections.get(rel)
         weight = model.weights.get(page.path)
         if section is not None:  # the folder's own page: its title and weight are the section's
@@ -139,7 +141,6 @@ def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: 
             continue
         node = Node(page.title, page.url)
         keys[id(node)] = _order(weight, page.title)
-        parent = rel.rstrip("/").rpartition("/")[0]
         (sections[f"{parent}/"].children if parent else root).append(node)
     for folder, section in sections.items():
         parent = folder.rstrip("/").rpartition("/")[0]
