@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from pipeline.site.model import ArticlePage, Link, Model
+from pipeline.text import url_slug
 from pipeline.urls import home_url, lang_prefix, leaves_site
 
 
@@ -121,14 +122,15 @@ def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: 
     keys: dict[int, tuple] = {}  # id of a node -> its order among its siblings
     rels = [page.url[start:] for page in pages]
     parents = [rel.rstrip("/").rpartition("/")[0] for rel in rels]  # 'a/b/c/' -> 'a/b'
-    for parent in parents:
+    for page, parent in zip(pages, parents):
         if parent and f"{parent}/" not in sections:  # its folders, outermost first, those not made yet
-            folder = ""
-            for name in parent.split("/"):
+            folder, written = "", _written_folders(page.path, lang)
+            for at, name in enumerate(parent.split("/")):
                 folder += f"{name}/"
                 if folder not in sections:
                     category = declared.get(name)
-                    sections[folder] = Node(category.name if category else _folder_title(name), None, True)
+                    shown = written[at] if at < len(written) and url_slug(written[at]) == name else name
+                    sections[folder] = Node(category.name if category else _folder_title(shown), None, True)
                     keys[id(sections[folder])] = _order(category.order if category else None, sections[folder].title)
     root: list[Node] = []
     for page, rel, parent in zip(pages, rels, parents):
@@ -150,8 +152,18 @@ def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: 
     return root
 
 
+def _written_folders(path: str, lang: str) -> list[str]:
+    """The folders of an article's path as written, below its language's folder (`urls.article_url`'s rule):
+    `en/Deep Folder/Leaf.md` -> ['Deep Folder']. A folder is named by these, never by its URL."""
+    folder = path.rpartition("/")[0]
+    top, _, below = folder.partition("/")
+    if top and top.lower() == lang.lower():
+        folder = below
+    return folder.split("/") if folder else []
+
+
 def _folder_title(name: str) -> str:
-    """`how-to` -> `How to`: a folder without a page is named by its URL segment."""
+    """`how-to` -> `How to`, `Deep Folder` as it is: a folder without a page is named by its name as written."""
     words = name.replace("-", " ").replace("_", " ").strip()
     return words[:1].upper() + words[1:] if words else name
 

@@ -42,6 +42,15 @@ def test_folders_make_sections_ordered_by_weight_then_title(make_wiki):
     assert titles(html) == ["[Guides]", "Guides", "Zulu", "Bravo", "[Deep]", "Inner", "[Ref]", "X-ray", "Top"]
 
 
+def test_a_folder_is_named_as_written_not_as_its_url(make_wiki):
+    config = make_wiki({"Deep Folder/Über Größe/leaf.md": "# Leaf\n", "API/C++/x.md": "# X\n", "how-to/y.md": "# Y\n"})
+    build_site(config)
+    html = read(config.out_dir, "deep-folder/über-größe/leaf/index.html")
+    assert titles(html) == ["[API]", "[C++]", "X", "[Deep Folder]", "[Über Größe]", "Leaf", "[How to]", "Y"]
+    assert re.findall(r"<li>([^<]*)</li>", html.split('class="breadcrumbs"')[1].split("</nav>")[0]) == [
+        "Deep Folder", "Über Größe"]  # fmt: skip
+
+
 def test_categories_make_sections_in_the_order_categories_yaml_gives(make_wiki):
     config = make_wiki({
         "categories.yaml": "categories:\n  - id: later\n    name: Later\n    order: 2\n  - id: first\n    name: First\n    order: 1\n",
