@@ -42,6 +42,17 @@ def test_each_tag_has_a_page_listing_its_pages_in_its_language(make_wiki):
     assert 'href="/es/tags/noticias/"' in read(out, "es/tags/index.html")
 
 
+def test_a_nested_tags_pages_are_its_parents_too(make_wiki):
+    config = make_wiki({"a.md": "# A\n\nFiled under #work/projects/alpha.\n", "b.md": "# B\n\nJust #work.\n"})
+    build_site(config)
+    work, projects = main(config.out_dir, "tags/work/index.html"), main(config.out_dir, "tags/work/projects/index.html")
+    assert ">A</a>" in work and ">B</a>" in work  # `#work` finds `#work/projects/alpha`, as in Obsidian
+    assert ">A</a>" in projects and ">B</a>" not in projects
+    index = read(config.out_dir, "tags/index.html")
+    assert 'href="/tags/work/">#work</a> <span class="count">(2)</span>' in index
+    assert 'href="/tags/work/projects/alpha/">#work/projects/alpha</a> <span class="count">(1)</span>' in index
+
+
 def test_an_inline_tag_and_the_article_footer_link_to_existing_tag_pages(make_wiki):
     config = make_wiki(TAGGED, search=False)
     build_site(config)

@@ -29,18 +29,27 @@ class Tag:
 
 
 def tags_of(model) -> dict[str, list[Tag]]:
-    """lang -> its tags, by name, each with its pages by title (only the languages with tags)."""
+    """lang -> its tags, by name, each with its pages by title (only the languages with tags). A nested tag's pages
+    are its parents' too, as Obsidian searches them (`#help/start` is under `#help`)."""
     found: dict[str, dict[str, Tag]] = {}
     for page in model.articles:
         for link in page.tags:
             by_url = found.setdefault(page.lang, {})
-            tag = by_url.get(link.url) or by_url.setdefault(link.url, Tag(link.title, link.url, page.lang))
-            if not tag.pages or tag.pages[-1].url != page.url:  # (`Help` and `help` on one page: listed once)
-                tag.pages.append(Link(page.title, page.url, page.lang))
+            for name in with_parents(link.title):
+                url = link.url if name == link.title else tag_url(name, page.lang, model.default_language)
+                tag = by_url.get(url) or by_url.setdefault(url, Tag(name, url, page.lang))
+                if not tag.pages or tag.pages[-1].url != page.url:  # (`Help` and `help` on one page: listed once)
+                    tag.pages.append(Link(page.title, page.url, page.lang))
     for by_url in found.values():
         for tag in by_url.values():
             tag.pages.sort(key=lambda link: link.title.casefold())
     return {lang: sorted(by_url.values(), key=lambda tag: tag.name.casefold()) for lang, by_url in found.items()}
+
+
+def with_parents(tag: str) -> list[str]:
+    """`a/b/c` -> [`a`, `a/b`, `a/b/c`]: a nested tag and each tag above it."""
+    parts = [part for part in tag.split("/") if part]
+    return ["/".join(parts[: end + 1]) for end in range(len(parts))] or [tag]
 
 
 def index_url(lang: str, default_language: str) -> str:
@@ -63,7 +72,7 @@ def emit_changed(site, changes, out) -> None:
         for path, old in model.retagged.items():
             page = pages.get(path)
             for tag in set(old) ^ {link.title for link in page.tags} if page else ():
-                touched.add((page.lang, tag_url(tag, page.lang, model.default_language)))
+                touched.update((page.lang, tag_url(name, page.lang, model.default_language)) for name in with_parents(tag))
         for planned in tag_pages(site, touched):
             out.page(planned)
 
