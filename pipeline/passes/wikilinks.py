@@ -34,7 +34,8 @@ from pipeline.markdown.sections import fragment_anchor, page_anchors
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic, known_as, mentioning
 from pipeline.passes.contract import Incremental, Pass
 from pipeline.passes.edits import EDIT_SCHEMA, make_edit
-from pipeline.passes.link_index import LinkIndex, build_index, changed_pages, keys_of, patch_index
+from pipeline.passes.link_index import LinkIndex, keys_of
+from pipeline.passes.link_index_build import build_index, changed_pages, patch_index
 from pipeline.passes.links import LINK_SCHEMA
 from pipeline.urls import is_attachment, runs_in_browser, wanted_url
 

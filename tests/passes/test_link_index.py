@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from pipeline.passes.link_index import build_index, changed_pages, patch_index
+from pipeline.passes.link_index_build import build_index, changed_pages, patch_index
 from tests.passes.changes import changed
 
 PATHS = [f"{folder}{name}{lang}.md" for folder in ("", "a/", "a/b/") for name in ("x", "y", "z") for lang in ("", ".es")]

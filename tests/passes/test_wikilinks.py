@@ -216,7 +216,7 @@ class RecordingMapping(dict):
 def test_a_kept_index_holds_tuples_and_finds_what_the_built_one_found():
     import pickle
 
-    from pipeline.passes.link_index import build_index
+    from pipeline.passes.link_index_build import build_index
 
     files = {"a.md": page("Alpha", aliases="[First]"), "docs/b.md": page("Beta"), "docs/b.es.md": page("Beta"),
              "c.md": page("beta")}  # fmt: skip
