@@ -9,6 +9,7 @@ for files under `assets/`.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import importlib.resources
@@ -103,12 +104,26 @@ def strings(lang: str, overrides: Mapping[str, Mapping[str, str]] = MappingProxy
 
 
 def language_name(lang: str, overrides: Mapping[str, Mapping[str, str]] = MappingProxyType({})) -> str:
-    """What a language calls itself (its `language_name`), else its tag: never English's name for another language."""
+    """What a language calls itself: wiki.yaml's or the theme's `language_name`, else the Unicode CLDR's (Babel) with
+    a capital, as language lists show it (`de` -> Deutsch, `pt-br` -> Português (Brasil)), else its tag: never
+    English's name for another language."""
     base = lang.split("-")[0]
     for words in (overrides.get(lang, {}), overrides.get(base, {}), STRINGS.get(base, {})):
         if words.get("language_name"):
             return words["language_name"]
-    return lang
+    return _autonym(lang) or lang
+
+
+@functools.lru_cache(maxsize=256)
+def _autonym(lang: str) -> str | None:
+    from babel import Locale, UnknownLocaleError  # only for a language the theme and wiki.yaml do not name
+
+    try:
+        locale = Locale.parse(lang, sep="-")
+    except (ValueError, TypeError, UnknownLocaleError):
+        return None
+    name = locale.get_display_name(locale)
+    return name[:1].upper() + name[1:] if name else None
 
 
 def check_ui_strings(overrides: Mapping[str, Mapping[str, str]]) -> None:

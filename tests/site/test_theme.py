@@ -34,9 +34,12 @@ def test_words_fall_back_to_english_and_ui_strings_override_them():
     assert (brazilian["home"], brazilian["search"], brazilian["skip"]) == ("Início", "Pesquisar", "Skip to content")
 
 
-def test_a_language_is_named_by_its_own_word_else_by_its_tag():
-    assert (language_name("en"), language_name("es"), language_name("fr")) == ("English", "Español", "fr")
-    assert language_name("fr", {"fr": {"language_name": "Français"}}) == "Français"
+def test_a_language_is_named_by_its_own_word_else_by_what_it_calls_itself_else_by_its_tag():
+    assert (language_name("en"), language_name("es"), language_name("en-gb")) == ("English", "Español", "English")
+    assert language_name("fr", {"fr": {"language_name": "Le français"}}) == "Le français"  # wiki.yaml's first
+    # The Unicode CLDR's name, in the language itself, with a capital as language lists show it.
+    assert [language_name(tag) for tag in ("fr", "de", "ja", "pt-br")] == ["Français", "Deutsch", "日本語", "Português (Brasil)"]
+    assert language_name("qq-zz") == "qq-zz"  # a tag the CLDR does not know
 
 
 def test_an_unknown_word_key_is_refused_with_the_closest_one():
