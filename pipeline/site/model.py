@@ -340,6 +340,9 @@ def _digests(stored, ids: list[int]) -> list[str]:
 def _move_shared(paths: list[str], ids: list[int], links: dict[int, Link]) -> list[str]:
     """Give each article whose URL another's is too the URL it is published at instead (`urls.shared_urls`), in
     `links` (capture id -> the link to its page); a warning for each."""
+    urls = list(map(operator.attrgetter("url"), links.values()))
+    if len(set(urls)) == len(urls):  # most wikis, every build: no URL is two articles'
+        return []
     by_path = dict(zip(paths, ids))
     moved = shared_urls({path: links[capture_id].url for path, capture_id in by_path.items()})
     warnings = []
