@@ -6,7 +6,7 @@ names one of its headings, so building the index decodes no headings result.
 A page *group* is one page in all its languages (files that differ only by a
 language suffix, or that name each other with `paired_with`). Resolution
 (`links: wiki`) tries, in order: path (`folder/target`, `.md` optional,
-`folder/` meaning the folder's `_index`), exact slug, normalized slug (case,
+`folder/` meaning the folder's `_index`, `index` or `README`), exact slug, normalized slug (case,
 spaces and underscores as hyphens), frontmatter aliases, redirects, titles.
 The first step that finds anything decides; more than one group at that step
 is an ambiguity. Within a group the page in the linking article's language
@@ -37,6 +37,7 @@ from pipeline.urls import article_url, is_attachment, shared_url_moves
 
 MAX_REDIRECT_HOPS = 5
 ATTACHMENT = "attachment:"  # the group of an attachment (an image, a PDF...): itself alone
+FOLDER_PAGES = ("_index", "index", "README")  # the file a link to a folder names, the first there is
 GROUP = "group:"  # what an answer read of a group's pages, among the keys it read
 
 
@@ -218,16 +219,18 @@ class LinkIndex:
 
     def _by_path(self, target: str, folder: str) -> list[str]:
         path = target.strip()
-        path = path + "_index" if path.endswith("/") else path
         path = path[:-3] if path.lower().endswith(".md") else path
+        # A folder (`guide/`) names its page: `_index`, else `index`, else a `README` as GitHub and MkDocs show it.
+        paths = [path + name for name in FOLDER_PAGES] if path.endswith("/") else [path]
         bases = [""] if path.startswith("/") else ["", folder]
         if self.language_folders:  # a path from the root of the article's language folder first
             bases.insert(0, self.vault(folder))
         for base in dict.fromkeys(bases):
-            key = lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/"))))
-            self._read(key)
-            if key in self.tables.get("path", {}):
-                return self.lookup("path", key)
+            for path in paths:
+                key = lookup_key(posixpath.normpath(posixpath.join(base, path.lstrip("/"))))
+                self._read(key)
+                if key in self.tables.get("path", {}):
+                    return self.lookup("path", key)
         return []
 
     def _by_redirect(self, target: str) -> list[str]:

@@ -343,7 +343,7 @@ def _rewrite(article: Article, link: dict, canonical: str) -> list[tuple[int, in
 
 PASS = Pass(
     name="wikilinks",
-    version=7,
+    version=8,
     contract=CONTRACT,
     run=run,
     select=select,

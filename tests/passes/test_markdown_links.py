@@ -37,6 +37,19 @@ def test_relative_root_and_language_links():
     assert by_target["missing.md"]["status"] == "broken" and by_target["missing.md"]["url"] == "missing.md"
 
 
+def test_a_link_to_a_folder_names_its_index_else_its_readme_as_github_shows_it():
+    files = {
+        "README.md": "[guide](guide/) [api](api/) [wiki](wiki/) [none](empty/)\n[[guide/]]\n",
+        "guide/README.md": "# Guide\n", "api/index.md": "# API\n", "api/README.md": "# API readme\n",
+        "wiki/_index.md": "# Wiki\n", "empty/page.md": "# Page\n",
+    }  # fmt: skip
+    links = resolve(files)["README.md"]["links"]
+    assert [(link["target"], link["status"], link["target_path"]) for link in links] == [
+        ("guide/", "ok", "guide/README.md"), ("api/", "ok", "api/index.md"), ("wiki/", "ok", "wiki/_index.md"),
+        ("empty/", "broken", None), ("guide/", "ok", "guide/README.md"),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize("written", ["[gone](../nowhere/page.md)", "[gone [with] brackets](../nowhere/page.md)",
                                      "[gone](../nowhere/page%20two.md)", "[gone](<../nowhere/page two.md>)"])  # fmt: skip
 def test_broken_markdown_link_is_diagnosed_at_the_bracket_that_opens_it(written):
