@@ -150,6 +150,15 @@ def normalize_base(url: str | None) -> str:
     return url if url.endswith("/") else f"{url}/"
 
 
+def content_href(url: str, base_url: str) -> str:
+    """A link of the content that names no page of the site, as the page shows it: as written when it stays on the
+    site (a relative path, a `#fragment`) or leaves it by http, https or mailto; anything else that would leave it
+    (`ftp:`, `irc:`, `//host`) is a path of the site, as `href` makes it."""
+    plain = url.translate(URL_DROPPED).strip(URL_TRIMMED)
+    elsewhere = SCHEME.match(plain) is not None or plain[:2].replace("\\", "/") == "//"
+    return href(url, base_url) if elsewhere and not leaves_site(url) else url
+
+
 def href(url: str, base_url: str) -> str:
     """A link to `url`: an absolute http, https or mailto URL as it is; anything else (`javascript:...`,
     `//host`) is a path of the site, under `base_url` (which ends with '/')."""

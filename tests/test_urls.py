@@ -79,3 +79,15 @@ def test_a_top_folder_named_as_the_pages_language_is_its_part_of_the_site(path, 
 def test_a_target_with_an_extension_other_than_markdown_names_an_attachment(target, named):
     assert urls.is_attachment(target) is named
     assert urls.attachment_url("assets/Logo (dark).svg") == "assets/Logo%20%28dark%29.svg"
+
+
+@pytest.mark.parametrize("url, shown", [
+    ("setup.md", "setup.md"), ("#part", "#part"), ("/guides/", "/guides/"),  # on the site: as written
+    ("https://example.org/x", "https://example.org/x"), ("mailto:a@example.org", "mailto:a@example.org"),
+    ("ftp://example.org/f", "/docs/ftp://example.org/f"), ("irc://example.org/c", "/docs/irc://example.org/c"),
+    ("//evil.example/x", "/docs/evil.example/x"), ("\\\\evil.example/x", "/docs/evil.example/x"),
+    ("data:image/png;base64,AAAA", "/docs/data:image/png;base64,AAAA"),
+])  # fmt: skip
+def test_a_content_link_to_no_page_leaves_the_site_only_by_http_https_or_mailto(url, shown):
+    assert urls.content_href(url, "/docs/") == shown
+

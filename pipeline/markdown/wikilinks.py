@@ -27,7 +27,7 @@ from pipeline.markdown.embeds import embed_blocks
 from pipeline.markdown.media import SIZE, media_html
 from pipeline.markdown.positions import LINK_TYPES, placing_inline_footnotes, wikilink_positions
 from pipeline.text import heading_slug
-from pipeline.urls import is_attachment, wanted_url
+from pipeline.urls import content_href, is_attachment, wanted_url
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
     from markdown_it import MarkdownIt
@@ -209,8 +209,8 @@ def _with_resolved(token, attribute: str, env, render: Callable[[], str], option
 def page_href(href: str, options, env: dict) -> str:
     """A Markdown link's destination, or the page URL the wikilinks pass resolved it to."""
     url = (env.get("hrefs") or {}).get(href)
-    if url is None:
-        return href
+    if url is None:  # no page: only http, https and mailto leave the site
+        return content_href(href, options["wikilinks"].get("base_url", ""))
     return url if url.startswith("#") else f"{options['wikilinks'].get('base_url', '')}{url}"
 
 

@@ -269,7 +269,7 @@ def _in_place(lines: list[str], suggestion: dict, body_line: int) -> bool:
 
 PASS = Pass(
     name="html",
-    version=4,
+    version=5,
     contract=CONTRACT,
     run=run,
     select=select,

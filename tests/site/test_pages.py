@@ -55,6 +55,19 @@ def test_content_is_escaped_everywhere_but_the_rendered_markdown(site):
         assert "<script>alert" not in read(config.out_dir, listing), listing
 
 
+def test_only_http_https_and_mailto_links_of_the_content_leave_the_site(make_wiki):
+    config = make_wiki({"a.md": (
+        "---\ntitle: A\n---\n\n[f](ftp://example.org/f) <irc://example.org/c> [p](//evil.example/x) "
+        "![i](ftp://example.org/i.png) [w](https://example.org/w) [m](mailto:a@example.org) [r](missing.md)\n"
+    )})  # fmt: skip
+    build_site(config)
+    body = read(config.out_dir, "a/index.html").partition('class="article-body"')[2].partition("</div>")[0]
+    assert re.findall(r'(?:href|src)="([^"]*)"', body) == [
+        "/ftp://example.org/f", "/irc://example.org/c", "/evil.example/x", "/ftp://example.org/i.png",
+        "https://example.org/w", "mailto:a@example.org", "missing.md",
+    ]  # fmt: skip
+
+
 def test_raw_html_option_lets_markdown_html_through(make_wiki):
     config = make_wiki({"a.md": "---\ntitle: A\n---\n\nSome <b>bold</b> text.\n"}, raw_html=True)
     build_site(config)
