@@ -139,6 +139,12 @@ def _math(md: MarkdownIt) -> None:
     math_plugin(md)
 
 
+def _safe_tags(md: MarkdownIt) -> None:
+    from pipeline.markdown.safe_tags import safe_tags_plugin
+
+    safe_tags_plugin(md)
+
+
 def _limits(md: MarkdownIt) -> None:
     from pipeline.markdown.limits import limits_plugin
 
@@ -162,6 +168,7 @@ BUILTIN: dict[str, MarkdownExtension] = {ext.name: ext for ext in (
     MarkdownExtension("code", _code, enabled_by_default=True),
     MarkdownExtension("mermaid", _mermaid, enabled_by_default=True),
     MarkdownExtension("math", _math, enabled_by_default=True),
+    MarkdownExtension("safe_tags", _safe_tags, enabled_by_default=True),
     MarkdownExtension("limits", _limits, enabled_by_default=True, required=True),
 )}  # fmt: skip
 
