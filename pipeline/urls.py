@@ -61,10 +61,7 @@ def article_url(path: str, slug: str, lang: str, default_language: str) -> str:
     name is never read back from its slug). A top-level folder named as the page's language is that language's
     part of the site, not repeated in the URL: `es/Bases/Vistas.md` in Spanish -> `es/bases/vistas/`.
     """
-    folder, _, name = path.rpartition("/")
-    top, _, below = folder.partition("/")
-    if top and top.lower() == lang.lower():
-        folder = below
+    folder, name = page_folder(path, lang), path.rpartition("/")[2]
     stem = name.split(".", 1)[0]
     given = slug in INDEX_SLUGS and slug != url_slug(stem)  # a slug the file's own name does not make
     page = "" if stem in INDEX_SLUGS or given else f"{url_slug(slug)}/"
@@ -101,6 +98,14 @@ def numbered_url(url: str, number: int) -> str:
 
 
 NUMBERED = re.compile(r"(.*)-\d+/$")  # a URL `numbered_url` may make, and the URL it numbers (its group 1 and "/")
+
+
+def page_folder(path: str, lang: str) -> str:
+    """The folder of an article's path below its language's folder, as written: `es/Bases/Vistas.md` in Spanish ->
+    `Bases`, `guides/setup.md` -> `guides` (a top-level folder named as the page's language is not repeated)."""
+    folder = path.rpartition("/")[0]
+    top, _, below = folder.partition("/")
+    return below if top and top.lower() == lang.lower() else folder
 
 
 @lru_cache(maxsize=4096)  # a wiki has few folders, and each of its articles asks for its own

@@ -87,12 +87,12 @@ class LinkIndex:
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
-        if not page.group.startswith(ATTACHMENT):
+        if not page.group.startswith(ATTACHMENT):  # an article: its own URL, and its language folder
             own = self.own_url(page)
             self.urls[own] = sorted([*self.urls.get(own, ()), page.path])  # a new list: a patched index shares them
-        if self.language_folders and not page.group.startswith(ATTACHMENT):
-            vault = self.vault(page.path)
-            self.vaults[vault] = self.vaults.get(vault, 0) + 1
+            if self.language_folders:
+                vault = self.vault(page.path)
+                self.vaults[vault] = self.vaults.get(vault, 0) + 1
         self.files[page.path] = page
         for table, key in _table_keys(page, self.links == "obsidian"):
             column = self.tables.setdefault(table, {})
@@ -117,11 +117,11 @@ class LinkIndex:
                 self.urls[own] = rest
             else:
                 del self.urls[own]
-        if self.language_folders and not page.group.startswith(ATTACHMENT):
-            vault = self.vault(page.path)
-            self.vaults[vault] -= 1
-            if not self.vaults[vault]:
-                del self.vaults[vault]
+            if self.language_folders:
+                vault = self.vault(page.path)
+                self.vaults[vault] -= 1
+                if not self.vaults[vault]:
+                    del self.vaults[vault]
         obsidian = self.links == "obsidian"
         still = {entry for other in members for entry in _table_keys(other, obsidian) if entry[0] not in FILE_TABLES}
         for table, key in set(_table_keys(page, obsidian)) - still:  # the group keeps the others' keys

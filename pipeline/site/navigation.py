@@ -18,7 +18,7 @@ from typing import Iterable
 
 from pipeline.site.model import ArticlePage, Link, Model
 from pipeline.text import url_slug
-from pipeline.urls import home_url, lang_prefix, leaves_site
+from pipeline.urls import home_url, lang_prefix, leaves_site, page_folder
 
 
 @dataclass(eq=False, slots=True)  # compared by identity: a tree holds each section once; slots: one per page
@@ -124,7 +124,7 @@ def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: 
     parents = [rel.rstrip("/").rpartition("/")[0] for rel in rels]  # 'a/b/c/' -> 'a/b'
     for page, parent in zip(pages, parents):
         if parent and f"{parent}/" not in sections:  # its folders, outermost first, those not made yet
-            folder, written = "", _written_folders(page.path, lang)
+            folder, written = "", page_folder(page.path, lang).split("/")  # named as written, never by its URL
             for at, name in enumerate(parent.split("/")):
                 folder += f"{name}/"
                 if folder not in sections:
@@ -150,16 +150,6 @@ def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: 
     for nodes in (root, *(section.children for section in sections.values())):
         nodes.sort(key=lambda node: keys[id(node)])
     return root
-
-
-def _written_folders(path: str, lang: str) -> list[str]:
-    """The folders of an article's path as written, below its language's folder (`urls.article_url`'s rule):
-    `en/Deep Folder/Leaf.md` -> ['Deep Folder']. A folder is named by these, never by its URL."""
-    folder = path.rpartition("/")[0]
-    top, _, below = folder.partition("/")
-    if top and top.lower() == lang.lower():
-        folder = below
-    return folder.split("/") if folder else []
 
 
 def _folder_title(name: str) -> str:
