@@ -94,6 +94,8 @@ def load_document(text: str) -> tuple[object, yaml.Node | None]:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         if isinstance(exc, ComposerError) and exc.context:  # "found duplicate anchor 'a'; first occurrence"
             problem = exc.context.split(";")[0]
+        if "nesting depth" in problem:  # PyYAML 6.0.4's scanner stops deep flow collections before the walk does
+            raise YamlError(f"nests deeper than {MAX_DEPTH} levels", mark.line + 1 if mark else 1) from None
         raise YamlError(f"does not parse: {problem}", mark.line + 1 if mark else 1) from None
 
 

@@ -3,6 +3,7 @@ parser (its default extension table) renders out. One file per syntax (wikilinks
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,13 @@ CASES = [
 ]
 
 
+
+def text_quotes(html: str) -> str:
+    """`&quot;` and `"` mean the same in text between tags; Pygments escapes it there before 2.21 and not
+    after, so the comparison leaves out that choice (attribute values keep their escapes)."""
+    return re.sub(r">[^<]*<", lambda match: match.group(0).replace("&quot;", '"'), html)
+
+
 @pytest.mark.parametrize("text, expected", CASES)
 def test_fixture(text, expected):
-    assert make_parser().render(text, {}) == expected
+    assert text_quotes(make_parser().render(text, {})) == text_quotes(expected)
