@@ -116,7 +116,8 @@ def code_of(env: dict[str, str] | None, cwd: Path) -> str:
         env=env, cwd=cwd, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     digest = hashlib.sha256()
-    for file in sorted(Path(where).rglob("*.py")):
+    files = [Path(folder, name) for folder, _, names in os.walk(where, followlinks=True) for name in names]  # `importable`'s links
+    for file in sorted(file for file in files if file.suffix == ".py"):
         digest.update(file.read_bytes())
     return f"{where} {digest.hexdigest()[:12]}"
 
@@ -177,6 +178,26 @@ def pipeline_tool(name: str, root: Path, wiki: Path, suffix: str = "", env: dict
     return Tool(name, command, wiki, root, env=env, out=root / f"site{suffix}")
 
 
+def importable(checkout: Path, overlay: Path) -> Path:
+    """The folder to put on PYTHONPATH so that Python imports `checkout`'s pipeline, its theme included.
+
+    A checkout whose theme is its top-level `templates/` (installed as `pipeline.theme`) cannot be imported
+    from PYTHONPATH alone: `pipeline.theme` is not in its `pipeline/`, and an editable install of the other
+    pipeline (the README's) would answer for it, so the baseline would render with the other's templates.
+    `overlay` gets a `pipeline/` of links to the checkout's package and its `templates/` as `theme`.
+    """
+    templates = checkout / "templates"
+    if not (templates / "__init__.py").exists() or (checkout / "pipeline" / "theme").exists():
+        return checkout
+    package = overlay / "pipeline"
+    shutil.rmtree(overlay, ignore_errors=True)
+    package.mkdir(parents=True)
+    for entry in (checkout / "pipeline").iterdir():
+        (package / entry.name).symlink_to(entry)
+    (package / "theme").symlink_to(templates)
+    return overlay
+
+
 def compiled(root: Path, env: dict | None = None) -> dict:
     """The environment of an installed tool: Python's bytecode cached between runs.
 
@@ -209,7 +230,7 @@ def tools_for(
     tools = [pipeline_tool("pipeline", root, wiki, env=compiled(root))]
     if baseline is not None:
         shutil.copytree(wiki, root / "wiki-baseline")
-        env = compiled(root, {**os.environ, "PYTHONPATH": str(baseline.resolve())})
+        env = compiled(root, {**os.environ, "PYTHONPATH": str(importable(baseline.resolve(), root / "baseline-import"))})
         tools.append(pipeline_tool("baseline", root, root / "wiki-baseline", "-baseline", env))
     for tool in tools:
         warm_up(tool, root, profile.name)

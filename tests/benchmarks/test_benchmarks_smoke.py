@@ -2,6 +2,7 @@
 
 import os
 import re
+import subprocess
 import sys
 
 import pytest
@@ -142,3 +143,19 @@ def test_the_code_named_is_the_one_the_tool_imports_in_its_own_folder(tmp_path):
     assert run.code_of(env, tmp_path).startswith(f"{tmp_path / 'there' / 'pipeline'} ")
     # `python -c` imports from its current folder first: run from a checkout, it would name that checkout.
     assert run.code_of(env, tmp_path / "here").startswith(f"{tmp_path / 'here' / 'pipeline'} ")
+
+
+def test_a_baseline_checkout_imports_its_own_theme(tmp_path):
+    """An editable install of this repository answers for `pipeline.theme` when another checkout is only on
+    PYTHONPATH; the overlay `run.importable` makes the checkout's own templates the theme."""
+    checkout = tmp_path / "older"
+    (checkout / "pipeline").mkdir(parents=True)
+    (checkout / "pipeline" / "__init__.py").write_text("")
+    (checkout / "templates").mkdir()
+    (checkout / "templates" / "__init__.py").write_text("OLDER = True\n")
+    where = run.importable(checkout, tmp_path / "overlay")
+    code = "import pipeline.theme as theme; print(getattr(theme, 'OLDER', False))"
+    env = {**os.environ, "PYTHONPATH": str(where)}
+    assert subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          check=True).stdout == "True\n"  # fmt: skip
+    assert run.code_of(env, tmp_path).split()[0] == str(tmp_path / "overlay" / "pipeline")
