@@ -10,7 +10,8 @@ copy button; the `<code>` keeps markdown-it's `language-x` class.
 
 Pygments loads with the first block that names a language (a page without
 one never loads it), or in the build's forked helper while the build plans
-(`load_highlighter`), and lexers are kept by name. One rendering highlights
+(`load_highlighter`); lexers are kept by name, and short blocks by their text (a
+snippet a wiki repeats is highlighted once per process). One rendering highlights
 at most `HIGHLIGHT_BUDGET` characters of code, so hostile text stays fast:
 the blocks past it are plain text.
 
@@ -30,6 +31,9 @@ if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), no
     from markdown_it import MarkdownIt
 
 HIGHLIGHT_BUDGET = 500_000  # characters of code one rendering highlights; the blocks past it are plain text
+# A wiki repeats its short snippets (an install command, a config line) from page to page, and highlighting is a
+# pure function of the code and the lexer: the last few hundred short ones are remembered, a longer one never held.
+REMEMBERED_LENGTH = 2_000  # characters
 BUDGET_USED = "code_highlighted"  # env key: the characters highlighted so far in this rendering
 OPTION = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 LINE_RANGE = re.compile(r"(\d+)(?:-(\d+))?")
@@ -96,13 +100,19 @@ def highlight(code: str, language: str, env: dict) -> str | None:
     used = env.get(BUDGET_USED, 0)
     if used + len(code) > HIGHLIGHT_BUDGET:
         return None
-    lexer = _lexer(language.lower())
-    if lexer is None:
+    if _lexer(language.lower()) is None:
         return None
     env[BUDGET_USED] = used + len(code)
+    if len(code) > REMEMBERED_LENGTH:
+        return _highlighted.__wrapped__(code, language.lower())
+    return _highlighted(code, language.lower())
+
+
+@functools.lru_cache(maxsize=512)
+def _highlighted(code: str, language: str) -> str:
     from pygments import highlight as pygments_highlight
 
-    return pygments_highlight(code, lexer, _formatter())
+    return pygments_highlight(code, _lexer(language), _formatter())
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from pipeline.site.model import ArticlePage, Link, Model
+from pipeline.site.model import ArticlePage, Model
+from pipeline.site.page_links import Link
 from pipeline.text import url_slug
 from pipeline.urls import home_url, lang_prefix, leaves_site, page_folder
 

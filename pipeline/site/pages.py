@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 from pipeline.content.git_history import FileChange, GitLog
 from pipeline.content.source import name_lang_slug
-from pipeline.site.model import ArticlePage, Link, Model
+from pipeline.site.model import ArticlePage, Model
+from pipeline.site.page_links import Link, title_order
 from pipeline.text import lookup_key, url_slug
 from pipeline.urls import article_url, category_url, lang_prefix, leaves_site
 
@@ -272,18 +273,14 @@ def translation_status(model: Model, histories: dict[str, list[Revision]]) -> di
             elif len(by_lang) > 1:
                 status.current.append(_link(member))
     for status in result.values():
-        status.missing.sort(key=_title_order)
-        status.current.sort(key=_title_order)
-        status.outdated.sort(key=lambda entry: _title_order(entry[0]))
+        status.missing.sort(key=title_order)
+        status.current.sort(key=title_order)
+        status.outdated.sort(key=lambda entry: title_order(entry[0]))
     return result
 
 
 def _link(page: ArticlePage) -> Link:
     return Link(page.title, page.url, page.lang)
-
-
-def _title_order(link: Link) -> str:
-    return link.title.casefold()
 
 
 def _behind(histories: dict[str, list[Revision]], path: str, source: str, lags: str) -> Behind:

@@ -105,6 +105,13 @@ class Settings:
     ui_strings: dict = field(default_factory=dict)  # wiki.yaml's, over the theme's words (`theme.strings`)
     languages: tuple[Language, ...] = ()  # the site's, in order: each page's language switcher lists them
     sharing: Sharing = Sharing()  # absolute URLs, the edit link, the feeds (`sharing.py`)
+    # lang -> the theme's words in it (`words`): made once, not for each page; not part of what the settings say.
+    made_words: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def words(self, lang: str) -> dict[str, str]:
+        if lang not in self.made_words:
+            self.made_words[lang] = strings(lang, self.ui_strings)
+        return self.made_words[lang]
 
 
 class LanguageLink(NamedTuple):
@@ -326,7 +333,7 @@ def nav(env: Environment, model: Model, settings: Settings, lang: str, tree: Tre
 
 def render_page(env: Environment, settings: Settings, page: Planned, nav: Markup) -> bytes:
     html = env.get_template(page.template).render(
-        site_name=settings.site_name, lang=page.lang, t=strings(page.lang, settings.ui_strings), nav=nav,
+        site_name=settings.site_name, lang=page.lang, t=settings.words(page.lang), nav=nav,
         title=page.title, url=page.url, alternates=page.alternates, search=settings.search,
         language_links=language_links(page, settings.languages), sharing=settings.sharing, **page.context,
     )  # fmt: skip

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.site.emitters.base import Emitter
-from pipeline.site.model import Link
+from pipeline.site.page_links import Link
 from pipeline.site.render import Planned
 from pipeline.site.theme import strings
 from pipeline.urls import home_url, special_url

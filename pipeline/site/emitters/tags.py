@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.site.emitters.base import Emitter
-from pipeline.site.model import Link
+from pipeline.site.page_links import Link
 from pipeline.site.render import Planned
 from pipeline.site.theme import strings
 from pipeline.urls import lang_prefix, tag_url
