@@ -10,17 +10,19 @@ stamp equals the one saved by the last complete build of the same kind
 (`build` or `check`) and that build left no failed job, its diagnostics are
 reused and nothing is gathered, planned, run or rendered.
 
-The record is two files: the stamp and counts, read by every build, and the
-diagnostics, read only by a build that is skipped (in a big wiki with
-unlinked-mention suggestions, megabytes of JSON that an
-edit build read and wrote for nothing). The diagnostics file names the
-stamp it belongs to, so the two are never taken from different builds.
+The record is three files: the stamp and counts, read by every build; the
+diagnostics a report lists by default (errors and warnings) with the count of
+the info ones, read only by a build that is skipped; and the info diagnostics
+(unlinked-mention suggestions: in a big wiki, megabytes of JSON), read only by
+a skipped build asked to list them (`--info`). Each diagnostics file names the
+stamp it belongs to, so they are never taken from different builds.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import heapq
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,15 +76,15 @@ def load_last(config: Config, kind: str, stamp: str, info: bool = True) -> LastB
         record = jsonio.loads(_path(config, kind).read_bytes())
         if record["stamp"] != stamp:
             return None
-        kept = jsonio.loads(diagnostics_path(config, kind).read_bytes())
-        if kept["stamp"] != stamp:
+        path = diagnostics_path(config, kind)
+        kept = jsonio.loads(path.read_bytes())
+        listed = kept["rows"] if kept["stamp"] == stamp else None
+        if info and listed is not None:  # both lists are sorted: merged, they are the build's list
+            kept_info = jsonio.loads(_info_path(path).read_bytes())
+            listed = list(heapq.merge(listed, kept_info["rows"])) if kept_info["stamp"] == stamp else None
+        if listed is None or set(map(len, listed)) - {len(Diagnostic._fields)}:  # another build's, another version's
             return None
-        rows = kept["rows"]
-        listed = rows if info else [row for row in rows if row[3] != "info"]
-        if set(map(len, listed)) - {len(Diagnostic._fields)}:  # another version's rows
-            return None
-        diagnostics = list(made(Diagnostic, listed))
-        return LastBuild(stamp, record["jobs"], diagnostics, record["site"], len(rows) - len(listed))
+        return LastBuild(stamp, record["jobs"], list(made(Diagnostic, listed)), record["site"], 0 if info else kept["info"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -93,9 +95,16 @@ def forget_last(config: Config, kind: str) -> None:
 
 
 def save_diagnostics(path: Path, stamp: str, diagnostics: list[Diagnostic]) -> None:
-    """Keep the diagnostics of the build stamped `stamp` at `path` (`diagnostics_path`): read only once
-    `save_last` has recorded that build."""
-    jsonio.save(path, {"stamp": stamp, "rows": list(map(tuple, diagnostics))})
+    """Keep the diagnostics (sorted, as `diagnostics.listed` gives them) of the build stamped `stamp` at `path`
+    (`diagnostics_path`), the info ones beside it: read only once `save_last` has recorded that build."""
+    listed = [tuple(row) for row in diagnostics if row.severity != "info"]
+    info = [tuple(row) for row in diagnostics if row.severity == "info"]
+    jsonio.save(_info_path(path), {"stamp": stamp, "rows": info})
+    jsonio.save(path, {"stamp": stamp, "rows": listed, "info": len(info)})
+
+
+def _info_path(path: Path) -> Path:
+    return path.with_name(path.name.replace("-diagnostics.json", "-info.json"))
 
 
 def save_last(config: Config, kind: str, stamp: str, jobs: int, site: dict) -> None:

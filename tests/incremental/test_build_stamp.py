@@ -141,6 +141,17 @@ def test_a_build_that_runs_never_reads_the_last_ones_diagnostics(make_wiki, monk
     assert "last-build.json" in read and "last-build-diagnostics.json" not in read
 
 
+def test_a_skipped_build_reads_the_info_diagnostics_only_to_list_them(make_wiki, monkeypatch):
+    config = make_wiki(FILES, search=False)
+    build(config, workers=1, site=True)
+    read = []
+    real = build_stamp.Path.read_bytes
+    monkeypatch.setattr(build_stamp.Path, "read_bytes", lambda self: read.append(self.name) or real(self))
+    assert build(config, workers=1, site=True, info=False).process.skipped
+    assert "last-build-diagnostics.json" in read and "last-build-info.json" not in read
+    assert build(config, workers=1, site=True).process.skipped and "last-build-info.json" in read
+
+
 def test_diagnostics_kept_for_another_stamp_are_never_reported(make_wiki):
     config = make_wiki(FILES, search=False)
     first = build(config, workers=1, site=True)
@@ -150,6 +161,10 @@ def test_diagnostics_kept_for_another_stamp_are_never_reported(make_wiki):
     again = build(config, workers=1, site=True)
     assert not again.process.skipped and again.process.diagnostics == first.process.diagnostics
     assert build(config, workers=1, site=True).process.skipped  # and the record is whole again
+    info = config.state_dir / "last-build-info.json"
+    info.write_text(json.dumps({**json.loads(info.read_text()), "stamp": "another build's"}))  # the info ones alone
+    again = build(config, workers=1, site=True)
+    assert not again.process.skipped and again.process.diagnostics == first.process.diagnostics
 
 
 def test_the_kept_diagnostics_load_back_as_they_were(tmp_path):
@@ -157,10 +172,15 @@ def test_the_kept_diagnostics_load_back_as_they_were(tmp_path):
     from pipeline.diagnostics import Diagnostic
 
     config = Config(state_dir=tmp_path)
-    diagnostics = [Diagnostic("a.md", 3, 7, "warning", "broken-link", "no page matches [[x]]")]
+    diagnostics = [Diagnostic("a.md", 3, 7, "warning", "broken-link", "no page matches [[x]]"),
+                   Diagnostic("a.md", 5, 1, "info", "unlinked-mention", "Beta could link to [[b]]"),
+                   Diagnostic("b.md", 1, 1, "error", "yaml-error", "YAML does not parse"),
+                   Diagnostic("c.md", 2, 1, "info", "unlinked-mention", "Alpha could link to [[a]]")]  # fmt: skip
     build_stamp.save_diagnostics(build_stamp.diagnostics_path(config, "build"), "s1", diagnostics)
     build_stamp.save_last(config, "build", "s1", 4, {"pages": 2})
     assert build_stamp.load_last(config, "build", "s1") == build_stamp.LastBuild("s1", 4, diagnostics, {"pages": 2})
+    shown = [d for d in diagnostics if d.severity != "info"]
+    assert build_stamp.load_last(config, "build", "s1", info=False) == build_stamp.LastBuild("s1", 4, shown, {"pages": 2}, 2)
     assert build_stamp.load_last(config, "build", "s2") is None and build_stamp.load_last(config, "check", "s1") is None
     path = build_stamp.diagnostics_path(config, "build")
     path.write_text(json.dumps({"stamp": "s1", "rows": [["a.md", 3, 7, "warning", "broken-link"]]}))  # a field short
