@@ -145,6 +145,12 @@ def _safe_tags(md: MarkdownIt) -> None:
     safe_tags_plugin(md)
 
 
+def _autolinks(md: MarkdownIt) -> None:
+    from pipeline.markdown.autolinks import autolinks_plugin
+
+    autolinks_plugin(md)
+
+
 def _limits(md: MarkdownIt) -> None:
     from pipeline.markdown.limits import limits_plugin
 
@@ -169,6 +175,7 @@ BUILTIN: dict[str, MarkdownExtension] = {ext.name: ext for ext in (
     MarkdownExtension("mermaid", _mermaid, enabled_by_default=True),
     MarkdownExtension("math", _math, enabled_by_default=True),
     MarkdownExtension("safe_tags", _safe_tags, enabled_by_default=True),
+    MarkdownExtension("autolinks", _autolinks, enabled_by_default=True),
     MarkdownExtension("limits", _limits, enabled_by_default=True, required=True),
 )}  # fmt: skip
 

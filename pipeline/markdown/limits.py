@@ -8,11 +8,11 @@
   paragraph (`nesting_too_deep`), and its 0-based line is noted in
   `env[TOO_DEEP]`, for the links pass to report as `nesting-too-deep`.
 - A parse makes at most `MAX_LINKS` links and embeds (wikilinks, embeds,
-  Markdown links, images, autolinks): each one costs a record, a resolution
-  or a rendering in the passes after the parse, so a line of millions of
-  them was far too slow. In a text that could hold more (more `[` and `<`), the
-  `link_count` rule makes the links in place of the link rules, counting
-  them; past the limit each one is kept as its source text, a run of them
+  Markdown links, images, autolinks, bare URLs): each one costs a record, a
+  resolution or a rendering in the passes after the parse, so a line of
+  millions of them was far too slow. In a text that could hold more (more `[`,
+  `<` and `://`), the `link_count` rule (and the bare URLs' own) make the links in
+  place of the link rules, counting them; past the limit each one is kept as its source text, a run of them
   at once, and the 0-based line of the first is noted in `env[TOO_MANY]`,
   for the links pass to report as `too-many-links`. Any other text leaves
   the rule idle, so the parse of a real article counts nothing.
@@ -37,6 +37,7 @@ MAX_LINKS = 10_000  # links and embeds one parse makes: far past any real articl
 # The inline rules that make them (`wikilink`: embeds too), by the character they start at, in their order.
 LINK_STARTS = {"[": ("wikilink", "link"), "!": ("wikilink", "image"), "<": ("autolink",)}
 LINK_COUNT = "link_count"  # the rules, and the env key of the parse's `LinkCount` (None: the parse counts none)
+URL_RULE = "linkify"  # markdown-it-py's rule for bare URLs (`autolinks.py`), at the `:` of their `://`
 TOO_MANY = "too_many_links"  # env key: the 0-based line of the first link kept as text
 # Text that no inline rule but those of text takes (no emphasis, highlight, comment, code, escape, entity, HTML,
 # bracket): what a run of links kept as text may hold between them, and what a link that `PLAIN_LINKS` takes holds.
@@ -63,6 +64,8 @@ def limits_plugin(md: MarkdownIt) -> None:
     rules = {rule.name: rule.fn for rule in md.inline.ruler.__rules__}
     starts = {char: [rules[name] for name in names] for char, names in LINK_STARTS.items()}
     md.inline.ruler.before("wikilink", LINK_COUNT, _counting(starts))
+    if any(rule.name == URL_RULE and rule.enabled for rule in md.inline.ruler.__rules__):
+        md.inline.ruler.at(URL_RULE, _counted_urls(rules[URL_RULE]))
     md.core.ruler.before("inline", LINK_COUNT, _new_count)
     md.core.ruler.after("inline", TOO_MANY, _note_too_many)
     tokenize, limit = md.block.tokenize, md.options["maxNesting"]
@@ -121,6 +124,20 @@ def _counting(starts: dict[str, list[Callable]]) -> Callable:
     return count_links
 
 
+def _counted_urls(rule: Callable) -> Callable:
+    """The rule for bare URLs, counted as `_counting` counts the others (a text that holds no `://` never asks it)."""
+    counting = _counting({":": [rule]})
+
+    def bare_url(state: StateInline, silent: bool) -> bool:
+        if not state.src.startswith("://", state.pos):
+            return False
+        if silent or state.env.get(LINK_COUNT) is None:
+            return rule(state, silent)
+        return counting(state, silent)
+
+    return bare_url
+
+
 def _past_links(state: StateInline, starts: dict[str, list[Callable]]) -> None:
     """Move `state.pos` past the links that follow the one just passed, with only plain text between them."""
     src, end = state.src, state.pos
@@ -135,8 +152,8 @@ def _past_links(state: StateInline, starts: dict[str, list[Callable]]) -> None:
 
 
 def _new_count(state: StateCore) -> None:
-    # Every link has a `[` or a `<` of its own. An env may be handed from one parse to the next.
-    could_pass = state.src.count("[") + state.src.count("<") > MAX_LINKS
+    # Every link has a `[`, a `<` or a `://` of its own. An env may be handed from one parse to the next.
+    could_pass = state.src.count("[") + state.src.count("<") + state.src.count("://") > MAX_LINKS
     state.env[LINK_COUNT] = LinkCount() if could_pass else None
     state.env.pop(TOO_MANY, None)
 

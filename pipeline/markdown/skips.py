@@ -11,6 +11,7 @@ links pass finds the prose from it, without scanning a paragraph again.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,10 @@ if TYPE_CHECKING:
 
 # Inline rules whose characters are prose; any other rule's are not.
 PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough", "highlight", "literal_brackets"})
+# Rules that take a bare URL (`autolinks.py`) at the `:` of its `://`: its scheme, already taken as text, is
+# taken back from the text, so what they took starts that much earlier (no mention is found in `https`).
+SCHEME_RULES = frozenset({"linkify"})
+SCHEME = re.compile(r"(?:^|[^a-z0-9.+-])([a-z][a-z0-9.+-]*)$", re.IGNORECASE)  # as markdown-it-py's rule finds it
 SKIPS = "prose_skips"  # env key: id of an inline token's content -> the ranges its rules took
 
 Span = tuple[int, int]
@@ -27,12 +32,21 @@ def noting_skips(md: MarkdownIt) -> None:
     """Wrap every inline rule of `md` but the prose ones to note what it took (call after every plugin)."""
     for rule in list(md.inline.ruler.__rules__):
         if rule.name not in PROSE_RULES:
-            md.inline.ruler.at(rule.name, _noting(rule.fn), {"alt": rule.alt})
+            md.inline.ruler.at(rule.name, _noting(rule.name, rule.fn), {"alt": rule.alt})
 
 
-def _noting(fn):
+def scheme_before(name: str, state) -> int:
+    """How much of the text before `state.pos` the inline rule `name` takes back if it succeeds there (a bare URL's
+    scheme); asked before it runs."""
+    if name not in SCHEME_RULES or not state.pending or not state.src.startswith("://", state.pos):
+        return 0
+    found = SCHEME.search(state.pending)
+    return len(found.group(1)) if found else 0
+
+
+def _noting(name: str, fn):
     def rule(state, silent: bool) -> bool:
-        start = state.pos
+        start = state.pos - (0 if silent else scheme_before(name, state))
         if not fn(state, silent):
             return False
         skips = None if silent else state.env.get(SKIPS)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Container
 
 from pipeline.markdown import make_parser
-from pipeline.markdown.skips import PROSE_RULES, skipped
+from pipeline.markdown.skips import PROSE_RULES, scheme_before, skipped
 from pipeline.markdown.spans import not_prose
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
@@ -99,9 +99,10 @@ def _skipped_spans(md: MarkdownIt, rules: list, content: str, env: dict) -> list
     while state.pos < state.posMax:
         start = state.pos
         for name, rule in rules:
+            back = scheme_before(name, state)
             if rule(state, False):
                 if name not in PROSE_RULES:
-                    spans.append((start, state.pos))
+                    spans.append((start - back, state.pos))
                 break
         else:
             state.pending += state.src[state.pos]

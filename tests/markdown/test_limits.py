@@ -79,6 +79,15 @@ def test_links_embeds_images_and_autolinks_count_alike_and_past_the_limit_stay_t
     assert (html.count("<img "), html.count("<a ")) == (1, 2) and "<em>[[e]]</em> [[f]]" in html and env[TOO_MANY] == 0
 
 
+def test_bare_urls_count_with_the_other_links_and_past_the_limit_stay_text(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_LINKS", 3)
+    text = "[[a]] https://b.example\n\nhttps://c.example/1 [d](e) https://f.example, https://g.example.\n"
+    html, env = rendered(text)
+    assert html.count("<a ") == 3 and 'href="https://c.example/1"' in html and env[TOO_MANY] == 2
+    assert "[d](e) https://f.example, https://g.example.</p>" in html  # as written: nothing lost
+    assert rendered("https://a.example https://b.example\n")[0].count("<a ") == 2  # too few to count: all linked
+
+
 def test_a_parse_counts_its_own_links_whatever_env_it_is_given(monkeypatch):
     monkeypatch.setattr(limits, "MAX_LINKS", 2)
     env: dict = {}

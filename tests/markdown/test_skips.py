@@ -14,6 +14,7 @@ BODIES = [
     "- item `code` Ring\n  continued [link][ref]\n> quote \\*ring\\*\n\n[ref]: https://example.org\n",
     "A note[^1] and an inline one^[with `code`].\n\n[^1]: The note, with [a link](y.md).\n",
     "Same.\n\nSame.\n\n`x`\n\n`x`\n",  # equal paragraphs: each token's content is its own
+    "Ring at https://ring.example/ring, (http://ring.example) and ftp://ring.example: https not linked.\n",  # bare URLs
 ]
 
 
