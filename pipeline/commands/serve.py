@@ -23,6 +23,10 @@ from pipeline.runtime import lifespan
 from pipeline.runtime.console import progress_for
 from pipeline.site.search import BackgroundIndex
 
+# Printed when the preview's search index is in place: a page opened before it has no working search until it is
+# reloaded (the index is built after the pages, in the background).
+SEARCH_READY = "Search index ready"
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("serve", help="build the site, serve it locally and rebuild on every change")
@@ -43,7 +47,8 @@ def port(text: str) -> int:
 def run(args) -> int:
     lifespan.long_lived()  # each rebuild's cyclic garbage (its template environment) must be collected
     build_cache = BuildCache()  # what one build read, for the next: the preview rebuilds in this process
-    search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True))
+    search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True),
+                             indexed=lambda: print(SEARCH_READY, flush=True))
 
     def build_site(config, written) -> list[str]:
         report = build(

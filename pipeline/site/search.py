@@ -297,8 +297,9 @@ class BackgroundIndex:
     a share of it until it ends (`build_lock.share`): no other build writes the site meanwhile.
     """
 
-    def __init__(self, warn: Callable[[str], None] = lambda line: None) -> None:
+    def __init__(self, warn: Callable[[str], None] = lambda line: None, indexed: Callable[[], None] = lambda: None) -> None:
         self.warn = warn  # gets the line of a run that failed
+        self.indexed = indexed  # called when a run has put its index in place
         self._run: _Run | None = None
 
     def start(self, indexing: Indexing, done: Callable[[str | None], None]) -> None:
@@ -338,6 +339,8 @@ class BackgroundIndex:
             if warning is not None:
                 self.warn(warning)
             done(warning)
+            if warning is None:
+                self.indexed()
         finally:
             build_lock.release(held)
 

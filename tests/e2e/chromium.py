@@ -25,6 +25,8 @@ from typing import Iterator
 
 import pytest
 
+from pipeline.commands.serve import SEARCH_READY
+
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync", "--remote-debugging-pipe",
@@ -241,10 +243,12 @@ def serve(content: Path, root: Path) -> Iterator[str]:
     seen, url = [], None
     try:
         while url is None:
-            line = lines.get(timeout=DEADLINE * 3)  # the first build runs Pagefind too
-            seen.append(line)
-            match = re.match(r"Serving (http://127\.0\.0\.1:\d+/)", line)
+            seen.append(lines.get(timeout=DEADLINE * 3))
+            match = re.match(r"Serving (http://127\.0\.0\.1:\d+/)", seen[-1])
             url = match.group(1) if match else None
+        # Its search index is made after the pages, in the background: a page opened before it would have no search.
+        while 'id="search"' in (root / "site" / "index.html").read_text(encoding="utf-8") and SEARCH_READY not in seen[-1]:
+            seen.append(lines.get(timeout=DEADLINE * 3))
         yield url
     except queue.Empty:
         raise AssertionError(f"pipeline serve printed no URL: {''.join(seen)}") from None

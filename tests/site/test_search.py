@@ -167,12 +167,21 @@ def test_starting_again_stops_the_run_in_progress(tmp_path, monkeypatch):
 
 
 def test_a_failed_background_run_warns_once(tmp_path, monkeypatch):
-    warned, done = [], []
+    warned, done, indexed = [], [], []
     monkeypatch.setattr(search, "pagefind", failing)
-    search_later = BackgroundIndex(warn=warned.append)
+    search_later = BackgroundIndex(warn=warned.append, indexed=lambda: indexed.append(True))
     search_later.start(one_shard(tmp_path / "site", tmp_path / "state"), done.append)
     search_later.wait()
-    assert warned == done == ["search index not built: the index is broken"]
+    assert warned == done == ["search index not built: the index is broken"] and indexed == []
+
+
+def test_a_background_run_that_put_its_index_in_place_says_so_once(tmp_path, monkeypatch):
+    indexed = []
+    monkeypatch.setattr(search, "index_site", lambda indexing, run: None)  # it indexed
+    search_later = BackgroundIndex(indexed=lambda: indexed.append(True))
+    search_later.start(one_shard(tmp_path / "site", tmp_path / "state"), lambda warning: None)
+    search_later.wait()
+    assert indexed == [True]
 
 
 def test_a_preview_build_returns_before_its_index_and_a_stopped_one_is_left_to_the_next_build(make_wiki, monkeypatch):
