@@ -82,8 +82,8 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
     made = []
 
     class Stalled(BackgroundIndex):
-        def __init__(self, warn):
-            super().__init__(warn)
+        def __init__(self, **callbacks):
+            super().__init__(**callbacks)
             made.append(self)
 
     runs = []
