@@ -11,6 +11,7 @@ around the page, each closed section linking to its page (else the language's li
 from __future__ import annotations
 
 import hashlib
+from typing import Callable
 
 import orjson
 from markupsafe import Markup, escape
@@ -31,9 +32,10 @@ class LanguageNav:
         self.full = tree.pages <= FULL_TREE
         # Made as pages ask for them, once each: an edit build renders a few pages of a big tree.
         self.closed: dict[int, str] = {}  # id of a section -> its closed HTML
+        self.closed_keys: dict[int, str] = {}  # id of a section -> the digest of its closed HTML
         self.items: dict[int, str] = {}  # id of a node -> its <li> (a section's: the link to its page, or "")
         self.positions: dict[int, dict[str | None, int]] = {}  # id of a big section -> URL of a child -> its place
-        self.last: tuple[str | None, str] = (None, "")  # the URL of the page whose tree was made last, and that tree
+        self.last: tuple[str | None, list] = (None, [])  # the URL of the page whose tree was made last, and that tree
         self.digest = hashlib.sha256(html.encode() + _shape(tree.nodes)).hexdigest()
         # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
         # the sections (each page's own part is in its own digest: `page_key`).
@@ -41,48 +43,49 @@ class LanguageNav:
 
     def for_page(self, url: str) -> Markup:
         """The navigation with the tree as the page at `url` shows it."""
-        return Markup(self.html.replace(SLOT, self._tree(url), 1))
+        return Markup(self.html.replace(SLOT, _joined(self._tree(url), self._closed), 1))
 
     def page_key(self, url: str) -> str:
         """What of the tree the page at `url` shows beyond what every page shows (`shared`): nothing in a tree every
-        page lists whole; else the digest of its own tree (its branch, the pages around it)."""
-        return "" if self.full else hashlib.sha256(self._tree(url).encode()).hexdigest()
+        page lists whole; else the digest of its own tree (its branch, the pages around it), made without its HTML:
+        the tree as `for_page` makes it, each closed section (which `shared` names) by the digest of its HTML."""
+        return "" if self.full else hashlib.sha256(_joined(self._tree(url), self._closed_key).encode()).hexdigest()
 
-    def _tree(self, url: str) -> str:
-        """The tree of the page at `url`: made once for its key and its page, which a render asks for one after
-        the other."""
+    def _tree(self, url: str) -> list[str | Node]:
+        """The tree of the page at `url` as pieces of HTML and closed sections (each its Node): walked once for its
+        key and its page, which a render asks for one after the other."""
         if self.last[0] != url:
-            self.last = (url, f'<ul class="nav-tree">{self._level(self.tree.nodes, self._branch(url), url)}</ul>')
+            self.last = (url, ['<ul class="nav-tree">', *self._level(self.tree.nodes, self._branch(url), url), "</ul>"])
         return self.last[1]
 
     def _branch(self, url: str) -> set[int]:
         found = self.tree.places.get(url)
         return {id(node) for place in found for node in place.sections} if found else set()
 
-    def _level(self, nodes: list[Node], branch: set[int], url: str | None) -> str:
-        """The tree's items of `nodes`, those on `branch` open."""
-        parts = []
+    def _level(self, nodes: list[Node], branch: set[int], url: str | None) -> list[str | Node]:
+        """The tree's items of `nodes`, those on `branch` open (a closed section: its Node)."""
+        parts: list[str | Node] = []
         for node in nodes:
             if not node.section:
                 item = self._item(node)
                 parts.append(_current(item) if node.url == url else item)
             elif id(node) in branch:
-                parts.append(self._section(node, self._children(node, branch, url), True, url))
+                parts += self._section(node, self._children(node, branch, url), True, url)
             else:
-                parts.append(self._closed(node))
-        return "".join(parts)
+                parts.append(node)
+        return parts
 
-    def _children(self, section: Node, branch: set[int] | None, url: str | None) -> str:
+    def _children(self, section: Node, branch: set[int] | None, url: str | None) -> list[str | Node]:
         """A section's list: its page first, then its nodes (a window of them around `url` in a big tree)."""
         if branch is None and not self.full:  # closed, in a big tree: its sections, and a link for its pages
-            return "".join(self._closed(node) for node in section.children if node.section) + self._more(section)
+            return [node for node in section.children if node.section] + [self._more(section)]
         nodes = section.children
         if not self.full and len(nodes) > WINDOW:
             at = self._position(section, url)
             start = max(0, min(at - WINDOW // 2, len(nodes) - WINDOW))
             nodes = nodes[start : start + WINDOW]
         inner = self._level(nodes, branch or set(), url)
-        return inner + self._more(section) if len(nodes) < len(section.children) else inner
+        return inner + [self._more(section)] if len(nodes) < len(section.children) else inner
 
     def _position(self, section: Node, url: str | None) -> int:
         """Where the child at `url` is in `section` (0: none is): found once per section, not per page."""
@@ -99,23 +102,34 @@ class LanguageNav:
         # No count: a page added anywhere in the section would change every page that shows this link.
         return f'<li class="nav-more"><a href="{target}">{escape(self.labels["section_pages"])}</a></li>'
 
-    def _section(self, node: Node, inner: str, opened: bool, url: str | None = None) -> str:
+    def _section(self, node: Node, inner: list[str | Node], opened: bool, url: str | None = None) -> list[str | Node]:
         own = self._item(node)
         own = _current(own) if node.url and node.url == url else own
         state = " open" if opened else ""
-        return (f'<li class="nav-section"><details{state}><summary>{escape(node.title)}</summary>'
-                f"<ul>{own}{inner}</ul></details></li>")  # fmt: skip
+        return [f'<li class="nav-section"><details{state}><summary>{escape(node.title)}</summary><ul>{own}', *inner,
+                "</ul></details></li>"]  # fmt: skip
 
     def _closed(self, section: Node) -> str:
         if id(section) not in self.closed:
-            self.closed[id(section)] = self._section(section, self._children(section, None, None), False)
+            self.closed[id(section)] = _joined(self._section(section, self._children(section, None, None), False), self._closed)
         return self.closed[id(section)]
+
+    def _closed_key(self, section: Node) -> str:
+        """A closed section in a page's key: the digest of its HTML (a big tree's sections are most of each page's)."""
+        if id(section) not in self.closed_keys:
+            self.closed_keys[id(section)] = f"<{hashlib.sha256(self._closed(section).encode()).hexdigest()}>"
+        return self.closed_keys[id(section)]
 
     def _item(self, node: Node) -> str:
         if id(node) not in self.items:
             link = f'<li><a href="{escape(href(node.url or "", self.base))}">{escape(node.title)}</a></li>'
             self.items[id(node)] = "" if node.section and not node.url else link
         return self.items[id(node)]
+
+
+def _joined(parts: list[str | Node], closed: Callable[[Node], str]) -> str:
+    """Pieces of a tree as one string, each closed section as `closed` makes it (its HTML, or its digest)."""
+    return "".join(part if type(part) is str else closed(part) for part in parts)
 
 
 def _current(item: str) -> str:
