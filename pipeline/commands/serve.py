@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+import threading
 from pathlib import Path
+from typing import Callable
 
 from pipeline.build import build
 from pipeline.incremental.build_cache import BuildCache
@@ -23,8 +25,7 @@ from pipeline.runtime import lifespan
 from pipeline.runtime.console import progress_for
 from pipeline.site.search import BackgroundIndex
 
-# Printed when the preview's search index is in place: a page opened before it has no working search until it is
-# reloaded (the index is built after the pages, in the background).
+# Printed when the preview's search index is in place (it is built after the pages, in the background).
 SEARCH_READY = "Search index ready"
 
 
@@ -47,8 +48,9 @@ def port(text: str) -> int:
 def run(args) -> int:
     lifespan.long_lived()  # each rebuild's cyclic garbage (its template environment) must be collected
     build_cache = BuildCache()  # what one build read, for the next: the preview rebuilds in this process
+    first_index = FirstIndex()
     search = BackgroundIndex(warn=lambda line: print(f"pipeline: warning: {line}", file=sys.stderr, flush=True),
-                             indexed=lambda: print(SEARCH_READY, flush=True))
+                             indexed=first_index.ready)  # fmt: skip
 
     def build_site(config, written) -> list[str]:
         report = build(
@@ -64,13 +66,38 @@ def run(args) -> int:
 
     options = Options(args.host, args.port, args.watch, args.config or Path(CONFIG_FILE))
     try:
-        problems = serve(lambda: config_from(args), build_site, options)
+        problems = serve(lambda: config_from(args), build_site, options, serving=first_index.serving)
     finally:
         search.stop()  # the next build indexes what this run did not (`search-pending`)
     if problems:
         print("pipeline: error: the last build failed under --strict (see its warnings above)", file=sys.stderr)
         return 1
     return 0
+
+
+class FirstIndex:
+    """Says when each search index of the preview is in place, and reloads the open pages when the first one is: a page
+    opened before it (its search script missing then) gets its search box. A later index replaces one the pages
+    already loaded."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.indexed = False
+        self.reload: Callable[[], object] | None = None
+
+    def serving(self, reloads) -> None:
+        """The preview serves the site now (`reloads`: what reloads its open pages)."""
+        with self.lock:
+            if not self.indexed:
+                self.reload = reloads.publish
+
+    def ready(self) -> None:
+        """An index is in place (called from its run's thread)."""
+        print(SEARCH_READY, flush=True)
+        with self.lock:
+            self.indexed, reload, self.reload = True, self.reload, None
+        if reload is not None:
+            reload()
 
 
 def strict_problems(config, diagnostics, site_warnings=(), shown: int = 100) -> list[str]:

@@ -313,8 +313,10 @@ def serve(
     build_site: BuildSite,
     options: Options,
     announce: Callable[[str], None] = lambda url: print(f"Serving {url} (Ctrl-C to stop)", flush=True),
+    serving: Callable[[Reloads], None] = lambda reloads: None,
 ) -> list[str]:
-    """Build, serve the output folder and rebuild on change, until Ctrl-C; the last build's problems."""
+    """Build, serve the output folder and rebuild on change, until Ctrl-C; the last build's problems. `serving` gets
+    what reloads the open pages, once the first build is done and before the site is served."""
     config = load_config()
     server = PreviewServer.of(config, options.host, options.port)  # before building: a port in use fails at once
     try:
@@ -324,6 +326,7 @@ def serve(
         stop = threading.Event()
         if options.watch:
             threading.Thread(target=watch, args=(rebuilder, stop, options.config_file), daemon=True).start()
+        serving(server.reloads)
         announce(server.url)
         try:
             server.serve_forever()

@@ -155,7 +155,7 @@ def test_the_console_command_runs_without_the_cyclic_collector_and_long_lived_co
 
     monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()) or 0)
     monkeypatch.setattr(cli.os, "_exit", lambda code: seen.append(code))
-    monkeypatch.setattr(serve, "serve", lambda *args: seen.append(gc.isenabled()))
+    monkeypatch.setattr(serve, "serve", lambda *args, **options: seen.append(gc.isenabled()))
     monkeypatch.setattr(spool, "Drainer", drainer)
     try:
         cli.entry()

@@ -88,7 +88,7 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
 
     runs = []
 
-    def serve(load_config, build_site, options):
+    def serve(load_config, build_site, options, serving):
         config = load_config()
         for _ in range(2):
             build_site(config, lambda: None)
@@ -103,6 +103,24 @@ def test_each_rebuild_stops_the_search_index_of_the_last_and_serve_stops_it_on_e
             "--out", str(tmp_path / "site")]  # fmt: skip
     assert main(args) == 0
     assert len(runs) == 2 and runs[1].stopped and not runs[1].thread.is_alive()  # stopped when serve ended
+
+
+def test_open_pages_reload_once_when_the_first_search_index_is_in_place(capsys):
+    """A page opened before the preview's first index has no search box; one opened after has it. Each index is said."""
+    from pipeline.commands.serve import SEARCH_READY, FirstIndex
+
+    published = []
+    reloads = type("Reloads", (), {"publish": lambda self: published.append(True)})()
+    first = FirstIndex()
+    first.serving(reloads)
+    first.ready()
+    first.ready()  # a rebuild's index: the pages already have their search
+    assert published == [True] and capsys.readouterr().out == f"{SEARCH_READY}\n" * 2
+    indexed_before_serving = FirstIndex()
+    indexed_before_serving.ready()
+    indexed_before_serving.serving(reloads)
+    indexed_before_serving.ready()
+    assert published == [True]  # no page was open before that index
 
 
 WARNED = {"index.md": "---\ntitle: Home\n---\n\nSee [[Nowhere]].\n"}  # a broken-link warning
@@ -156,7 +174,7 @@ def test_strict_turns_the_warnings_into_problems_and_exit_1(tmp_path, monkeypatc
 
     handed = []
 
-    def serve(load_config, build_site, options):  # one build, then as if Ctrl-C
+    def serve(load_config, build_site, options, serving):  # one build, then as if Ctrl-C
         handed.append(build_site(load_config(), lambda: None))
         return handed[-1]
 
