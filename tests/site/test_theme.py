@@ -127,7 +127,8 @@ def test_provenance_is_on_the_history_page_not_in_the_footer(site):
 
 def test_ui_strings_override_words_and_add_a_language(make_wiki):
     files = {**SITE, "gamma.fr.md": "---\ntitle: Gamma\n---\n\nTexte.\n"}
-    words = {"fr": {"language_name": "Français", "home": "Accueil", "not_found": "Page introuvable"},
+    words = {"fr": {"language_name": "Français", "home": "Accueil", "not_found": "Page introuvable",
+                    "translation_status": "État des traductions", "history_of": "Historique de"},
              "es": {"search": "Busca aquí"}}  # fmt: skip
     config = make_wiki(files, languages=["en", "es", "fr"], ui_strings=words)
     build_site(config)
@@ -136,6 +137,8 @@ def test_ui_strings_override_words_and_add_a_language(make_wiki):
     assert "Accueil" in french and "Skip to content" in french  # the rest in English
     assert "<span>Français</span></summary>" in french
     assert "<h1>Page introuvable</h1>" in read(out, "fr/404.html")
+    assert "<title>État des traductions · " in read(out, "fr/special/translations/index.html")  # every page's title
+    assert "<title>Historique de Gamma · " in read(out, "fr/gamma/history/index.html")
     assert 'class="search-button"' not in read(out, "es/alpha/index.html")  # the search is off: no button
     assert '<a href="/fr/" hreflang="fr" lang="fr">Accueil</a>' in _switcher(read(out, "alpha/index.html"))
     assert _script_words(read(out, "es/alpha/index.html"))["search"]["placeholder"] == "Busca aquí"  # the scripts' too

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from pipeline.site.emitters.base import Emitter
-from pipeline.site.theme import strings
 from pipeline.urls import special_url
 
 EPOCH = "1970-01-01T00:00:00+00:00"  # the `updated` of a feed without entries (Atom requires one)
@@ -43,7 +42,7 @@ def emit_changed(site, changes, out) -> None:
 def _put_feeds(site, out, languages: list[str]) -> None:
     sharing, model = site.settings.sharing, site.model
     for lang in languages:
-        t = strings(lang, site.settings.ui_strings)
+        t = site.settings.words(lang)
         entries = [_entry(revision, t, sharing) for revision in site.recent.get(lang, [])]
         feed = sharing.feed(lang)
         xml = out.render(

@@ -9,7 +9,6 @@ from pipeline.content.git_history import Diffs, FileChange
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.model import ArticlePage
 from pipeline.site.render import Planned
-from pipeline.site.theme import strings
 from pipeline.urls import history_url
 
 MAX_DIFFS = 50  # the newest revisions shown with their diff; older ones are listed
@@ -35,11 +34,9 @@ class DiffHtml:
         return self.diffs.as_json()
 
 
-def history_page(
-    page: ArticlePage, revisions: list, diffs: DiffHtml | None = None, shallow: bool = False,
-    ui_strings: dict | None = None,  # wiki.yaml's words (`theme.strings`)
-) -> Planned:
-    title = f"{strings(page.lang, ui_strings or {})['history_of']} {page.title}"
+def history_page(page: ArticlePage, revisions: list, words: dict, diffs: DiffHtml | None = None, shallow: bool = False) -> Planned:
+    """`words`: the theme's in the page's language (`Settings.words`)."""
+    title = f"{words['history_of']} {page.title}"
     context = {"page": page, "revisions": revisions, "diffs": diffs, "shallow": shallow, "max_diffs": MAX_DIFFS}
     planned = Planned(page.history_url, page.lang, "history.html", title, context, ("history", page.path), sitemap=False)
     # Its translations' history pages: where its language switcher leads.
@@ -63,7 +60,7 @@ def _plan(site, out, pages: list[ArticlePage]) -> None:
     shown = DiffHtml(diffs) if diffs is not None else None
     for page in pages:
         revisions = site.histories.get(page.path, [])
-        out.page(history_page(page, revisions, shown, bool(git and git.shallow), site.settings.ui_strings))
+        out.page(history_page(page, revisions, site.settings.words(page.lang), shown, bool(git and git.shallow)))
     if diffs is not None:
         out.after(lambda report: diffs.close())
 

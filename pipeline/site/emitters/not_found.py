@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.render import Planned
-from pipeline.site.theme import strings
 from pipeline.urls import home_url, lang_prefix, special_url
 
 
@@ -18,7 +17,7 @@ def emit(site, out) -> None:
     default = site.model.default_language
     for lang in site.model.languages:
         rel = not_found_file(lang, default)
-        title = strings(lang, site.settings.ui_strings)["not_found"]
+        title = site.settings.words(lang)["not_found"]
         context = {"home": home_url(lang, default), "all_pages": special_url("all", lang, default)}
         out.put(rel, out.render_page(Planned(rel, lang, "404.html", title, context, ("404",), sitemap=False)))
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pipeline.site import pages as wiki_pages
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.render import page_file
-from pipeline.site.theme import strings
 
 
 def emit(site, out) -> None:
     taken = {page.url for page in out.pages}
     for redirect in wiki_pages.redirects(site.model, taken):
-        t = strings(redirect.lang, site.settings.ui_strings)
+        t = site.settings.words(redirect.lang)
         html = out.render("redirect.html", target=redirect.target, lang=redirect.lang, t=t)
         out.put(page_file(redirect.source), html)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.page_links import Link
 from pipeline.site.render import Planned
-from pipeline.site.theme import strings
 from pipeline.urls import home_url, special_url
 
 # The wiki pages that show an article's own parts (its revisions), planned after any edit. The lists of pages
@@ -32,7 +31,7 @@ def language_pages(site, kinds: tuple[str, ...] | None = None) -> list[Planned]:
     planned = []
     homes = {page.url for page in model.articles}
     for lang in model.languages:
-        t = strings(lang, site.settings.ui_strings)
+        t = site.settings.words(lang)
         if home_url(lang, default) not in homes and chosen("home"):  # a language's `index.md` is its home page
             context = {"categories": categories[lang], "recent": recent[lang][:10]}
             planned.append(Planned(home_url(lang, default), lang, "home.html", t["home"], context, ("home",)))

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.page_links import Link
 from pipeline.site.render import Planned
-from pipeline.site.theme import strings
 from pipeline.urls import lang_prefix, tag_url
 
 
@@ -84,7 +83,7 @@ def tag_pages(site, touched: set[tuple[str, str]] | None = None) -> list[Planned
     tags, planned = tags_of(model), []
     taken = {page.url for page in model.articles} if tags else set()  # an article keeps its URL
     for lang, listed in tags.items():
-        t = strings(lang, site.settings.ui_strings)
+        t = site.settings.words(lang)
         chosen = [tag for tag in listed if touched is None or (lang, tag.url) in touched]
         index = index_url(lang, model.default_language)
         if index not in taken:  # every language's (each lists the others as its translations): its counts change

@@ -17,7 +17,6 @@ from pipeline.site import pages as wiki_pages
 from pipeline.site.emitters.base import Emitter
 from pipeline.site.page_digests import digest
 from pipeline.site.render import Planned
-from pipeline.site.theme import strings
 from pipeline.urls import special_url
 
 NAME = "translations"  # its URL: special/translations/
@@ -54,7 +53,7 @@ def _plan(site, out, last: dict) -> None:
     if digests != last:
         for lang in model.languages:
             url = special_url(NAME, lang, model.default_language)
-            title = strings(lang)["translation_status"]
+            title = site.settings.words(lang)["translation_status"]
             out.page(Planned(url, lang, "translation-status.html", title, {"status": status[lang]}, (NAME,), False))
     out.after(lambda report: _keep(site.config.state_dir / KEPT, digests))
 
