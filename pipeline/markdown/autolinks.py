@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 RULE = "linkify"  # markdown-it-py's inline rule for URLs with a scheme (its core rule, for the others, stays off)
-LINKED_SCHEMES = ("http:", "https:")
-# linkify-it-py's other schemes, and its options for links with no scheme: none of them is linked.
+# linkify-it-py's schemes but http and https, and its options for links with no scheme: none of them is linked.
 UNLINKED_SCHEMES = ("ftp:", "//", "mailto:")
 NO_SCHEME = {"fuzzy_link": False, "fuzzy_email": False, "fuzzy_ip": False}
 

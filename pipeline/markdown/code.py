@@ -100,12 +100,11 @@ def highlight(code: str, language: str, env: dict) -> str | None:
     used = env.get(BUDGET_USED, 0)
     if used + len(code) > HIGHLIGHT_BUDGET:
         return None
-    if _lexer(language.lower()) is None:
+    language = language.lower()
+    if _lexer(language) is None:
         return None
     env[BUDGET_USED] = used + len(code)
-    if len(code) > REMEMBERED_LENGTH:
-        return _highlighted.__wrapped__(code, language.lower())
-    return _highlighted(code, language.lower())
+    return (_highlighted.__wrapped__ if len(code) > REMEMBERED_LENGTH else _highlighted)(code, language)
 
 
 @functools.lru_cache(maxsize=512)

@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from pipeline.markdown.autolinks import RULE as URL_RULE  # bare URLs, at the `:` of their `://`
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.rules_block import StateBlock
@@ -37,7 +39,6 @@ MAX_LINKS = 10_000  # links and embeds one parse makes: far past any real articl
 # The inline rules that make them (`wikilink`: embeds too), by the character they start at, in their order.
 LINK_STARTS = {"[": ("wikilink", "link"), "!": ("wikilink", "image"), "<": ("autolink",)}
 LINK_COUNT = "link_count"  # the rules, and the env key of the parse's `LinkCount` (None: the parse counts none)
-URL_RULE = "linkify"  # markdown-it-py's rule for bare URLs (`autolinks.py`), at the `:` of their `://`
 TOO_MANY = "too_many_links"  # env key: the 0-based line of the first link kept as text
 # Text that no inline rule but those of text takes (no emphasis, highlight, comment, code, escape, entity, HTML,
 # bracket): what a run of links kept as text may hold between them, and what a link that `PLAIN_LINKS` takes holds.

@@ -11,18 +11,18 @@ links pass finds the prose from it, without scanning a paragraph again.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
+
+from pipeline.markdown.autolinks import RULE as URL_RULE
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 # Inline rules whose characters are prose; any other rule's are not.
 PROSE_RULES = frozenset({"text", "newline", "emphasis", "strikethrough", "highlight", "literal_brackets"})
-# Rules that take a bare URL (`autolinks.py`) at the `:` of its `://`: its scheme, already taken as text, is
-# taken back from the text, so what they took starts that much earlier (no mention is found in `https`).
-SCHEME_RULES = frozenset({"linkify"})
-SCHEME = re.compile(r"(?:^|[^a-z0-9.+-])([a-z][a-z0-9.+-]*)$", re.IGNORECASE)  # as markdown-it-py's rule finds it
+# The rule that takes a bare URL (`autolinks.py`) at the `:` of its `://` takes its scheme back from the text
+# before it, so what it took starts that much earlier (no mention is found in `https`).
+SCHEME_RULES = frozenset({URL_RULE})
 SKIPS = "prose_skips"  # env key: id of an inline token's content -> the ranges its rules took
 
 Span = tuple[int, int]
@@ -40,7 +40,9 @@ def scheme_before(name: str, state) -> int:
     scheme); asked before it runs."""
     if name not in SCHEME_RULES or not state.pending or not state.src.startswith("://", state.pos):
         return 0
-    found = SCHEME.search(state.pending)
+    from markdown_it.rules_inline.linkify import SCHEME_RE  # the rule's own: what it takes back is what it finds
+
+    found = SCHEME_RE.search(state.pending)
     return len(found.group(1)) if found else 0
 
 
