@@ -39,7 +39,7 @@ class Place:
     among them."""
 
     sections: tuple[Node, ...]
-    pages: list[Link]
+    pages: list[Node]  # each a page (a section's own page first)
     at: int
 
 
@@ -68,7 +68,8 @@ class Tree:
         if not found:
             return None, None
         pages, at = found[0].pages, found[0].at
-        return (pages[at - 1] if at > 0 else None), (pages[at + 1] if at + 1 < len(pages) else None)
+        before, after = (pages[at - 1] if at > 0 else None), (pages[at + 1] if at + 1 < len(pages) else None)
+        return (Link(before.title, before.url) if before else None), (Link(after.title, after.url) if after else None)
 
 
 def trees(model: Model, nav: list, categories: dict[str, list]) -> dict[str, Tree]:
@@ -92,11 +93,11 @@ def trees(model: Model, nav: list, categories: dict[str, list]) -> dict[str, Tre
 
 def _place(nodes: list[Node], above: tuple[Node, ...], section: Node | None, places: dict) -> int:
     """Record the place of every page below `nodes` (children of `section`); return how many pages."""
-    own = [Link(section.title, section.url)] if section is not None and section.url and section.article else []
-    pages = own + [Link(node.title, node.url) for node in nodes if not node.section and node.article]
+    own = [section] if section is not None and section.url and section.article else []
+    pages = own + [node for node in nodes if not node.section and node.article]
+    for at, node in enumerate(pages):
+        places.setdefault(node.url, []).append(Place(above, pages, at))
     count = 0
-    for at, link in enumerate(pages):
-        places.setdefault(link.url, []).append(Place(above, pages, at))
     for node in nodes:
         if node.section:
             count += _place(node.children, (*above, node), node, places) + (1 if node.url and node.article else 0)
@@ -119,38 +120,52 @@ def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: 
     """Sections from the folders of the pages' URLs; a page at a folder's URL is that folder's page."""
     start = len(lang_prefix(lang, model.default_language))
     declared = {category.id: category for category in categories if category.declared}
-    sections: dict[str, Node] = {}  # folder URL below the language ('a/b/') -> its section
-    keys: dict[int, tuple] = {}  # id of a node -> its order among its siblings
+    sections: dict[str, Node] = {}  # folder URL below the language ('a/b') -> its section
+    orders: dict[str, tuple] = {}  # folder -> its section's order among its siblings
+    children: dict[str, list[tuple[tuple, Node]]] = {"": []}  # folder ('': the top) -> its pages, each with its order
+    weights = model.weights
     rels = [page.url[start:] for page in pages]
-    parents = [rel.rstrip("/").rpartition("/")[0] for rel in rels]  # 'a/b/c/' -> 'a/b'
+    folders = [rel.rstrip("/") for rel in rels]
+    parents = [folder.rpartition("/")[0] for folder in folders]  # 'a/b/c/' -> 'a/b'
     for page, parent in zip(pages, parents):
-        if parent and f"{parent}/" not in sections:  # its folders, outermost first, those not made yet
-            folder, written = "", page_folder(page.path, lang).split("/")  # named as written, never by its URL
-            for at, name in enumerate(parent.split("/")):
-                folder += f"{name}/"
-                if folder not in sections:
-                    category = declared.get(name)
-                    shown = written[at] if at < len(written) and url_slug(written[at]) == name else name
-                    sections[folder] = Node(category.name if category else _folder_title(shown), None, True)
-                    keys[id(sections[folder])] = _order(category.order if category else None, sections[folder].title)
-    root: list[Node] = []
-    for page, rel, parent in zip(pages, rels, parents):
-        section = sections.get(rel)
-        weight = model.weights.get(page.path)
-        if section is not None:  # the folder's own page: its title and weight are the section's
+        if parent not in children:
+            _add_sections(parent, page, lang, declared, sections, orders, children)
+    for page, rel, folder, parent in zip(pages, rels, folders, parents):
+        weight = weights.get(page.path)
+        if folder in sections and rel == f"{folder}/":  # the folder's own page: its title and weight are the section's
+            section = sections[folder]
             section.url, section.title = page.url, page.title
-            if weight is not None or id(section) not in keys or keys[id(section)][0] == math.inf:
-                keys[id(section)] = _order(weight, page.title)
+            if weight is not None or orders[folder][0] == math.inf:
+                orders[folder] = _order(weight, page.title)
             continue
-        node = Node(page.title, page.url)
-        keys[id(node)] = _order(weight, page.title)
-        (sections[f"{parent}/"].children if parent else root).append(node)
-    for folder, section in sections.items():
-        parent = folder.rstrip("/").rpartition("/")[0]
-        (sections[f"{parent}/"].children if parent else root).append(section)
-    for nodes in (root, *(section.children for section in sections.values())):
-        nodes.sort(key=lambda node: keys[id(node)])
-    return root
+        children[parent].append((_order(weight, page.title), Node(page.title, page.url)))
+    for folder, section in sections.items():  # after the pages of its parent, as they sort on equal orders
+        children[folder.rpartition("/")[0]].append((orders[folder], section))
+    for folder, ordered in children.items():
+        ordered.sort(key=_first)
+        nodes = [node for _, node in ordered]
+        if folder:
+            sections[folder].children = nodes
+    return [node for _, node in children[""]]
+
+
+def _first(pair: tuple) -> tuple:
+    return pair[0]
+
+
+def _add_sections(parent: str, page: ArticlePage, lang: str, declared: dict, sections: dict, orders: dict,
+                  children: dict) -> None:  # fmt: skip
+    """The sections of the folders of `parent` (outermost first) not made yet, named as written in the page's path
+    (never by its URL), else by their name; a declared category of the same id names and orders its folder."""
+    folder, written = "", page_folder(page.path, lang).split("/")
+    for at, name in enumerate(parent.split("/")):
+        folder = f"{folder}/{name}" if folder else name
+        if folder not in sections:
+            category = declared.get(name)
+            shown = written[at] if at < len(written) and url_slug(written[at]) == name else name
+            sections[folder] = Node(category.name if category else _folder_title(shown), None, True)
+            orders[folder] = _order(category.order if category else None, sections[folder].title)
+            children[folder] = []
 
 
 def _folder_title(name: str) -> str:

@@ -104,9 +104,9 @@ def _own(page: ArticlePage, revisions: list, summary_key: str | None) -> str:
     Digesting each page's took an edit build longer than naming it. Else (plain data) digested.
     """
     identity = page.body.identity
-    if summary_key is not None and type(identity) is list and all(type(part) is list or part is None for part in identity):
-        html, citations = identity  # each [store, job], or None: no result
-        jobs = f"{html[1] if html else '-'}:{citations[1] if citations else '-'}"
+    html, citations = identity if type(identity) is list and len(identity) == 2 else ("", "")  # each [store, job]
+    if summary_key is not None and (html is None or type(html) is list) and (citations is None or type(citations) is list):
+        jobs = f"{html[1] if html else '-'}:{citations[1] if citations else '-'}"  # None: no result
         # (a store made anew has captured every file again since; a git history is named by its newest commit)
         newest = f"{revisions[0].time}{revisions[0].commit or ''}" if revisions else ""
         return f"{page.capture[:16]}:{jobs}:{summary_key}:{page.updated}:{len(page.passes)}:{len(revisions)}:{newest}"
