@@ -4,8 +4,11 @@ A fragment names a heading (`#Install`: its id, or its text), a heading path
 (`#Mobile#Install`: the heading `Install` in the section of the heading
 `Mobile`, each part within the section of the one before, as Obsidian reads
 `[[note#A#B]]`), or a block (`#^id`, `block_ids.py`). A page's anchors are
-rows `[level, text, id]`, one per heading in order (from the headings pass,
-or from the tokens of a parse), then `[0, "", "^id"]` per block id.
+rows `[level, text, id]`, one per heading in order (from the headings pass),
+then `[0, "", "^id"]` per block id. Which
+lines a section or block spans comes from the headings pass's result too
+(its headings' lines, its blocks' spans): an embedded part is found without
+parsing the page again.
 """
 
 from __future__ import annotations
@@ -20,14 +23,6 @@ def page_anchors(headings: list[dict], blocks: list[str]) -> list[list]:
     """The anchor rows of a page from its headings result (`headings`, `blocks`)."""
     rows = [[heading["level"], heading["text"], heading["id"]] for heading in headings]
     return rows + [[BLOCK_LEVEL, "", block_anchor(block)] for block in blocks]
-
-
-def token_anchors(tokens: list) -> list[list]:
-    """The anchor rows of a parse (the heading ids and block ids its plugins set)."""
-    headings = [[int(t.tag[1]), t.meta["text"], t.meta["id"]]
-                for t in tokens if t.type == "heading_open" and "id" in t.meta]  # fmt: skip
-    blocks = [[BLOCK_LEVEL, "", block_anchor(t.meta["block_id"])] for t in tokens if "block_id" in t.meta]
-    return headings + blocks
 
 
 def fragment_anchor(fragment: str, anchors: list[list]) -> str | None:
@@ -64,19 +59,19 @@ def _heading_within(headings: list[list], part: str, start: int, level: int) -> 
     return None
 
 
-def fragment_lines(tokens: list, fragment: str, line_count: int) -> tuple[int, int] | None:
-    """The 0-based [start, end) lines of the part of a parsed body `fragment` names: a heading's section
-    (to the next heading of its level or above), or a block; None when it names none."""
-    wanted = fragment_anchor(fragment, token_anchors(tokens))
+def fragment_lines(outline: dict, body_line: int, fragment: str, line_count: int) -> tuple[int, int] | None:
+    """The 0-based [start, end) body lines of the part `fragment` names in a page whose headings result is `outline`
+    (its body starting at file line `body_line`, `line_count` lines long): a heading's section (to the next heading
+    of its level or above), or a block; None when it names none."""
+    headings, blocks = outline.get("headings", []), outline.get("blocks", [])
+    wanted = fragment_anchor(fragment, page_anchors(headings, blocks))
     if wanted is None:
         return None
-    for index, token in enumerate(tokens):
-        if token.map is None:
-            continue
-        if token.meta.get("block_id") is not None and block_anchor(token.meta["block_id"]) == wanted:
-            return token.map[0], token.map[1]
-        if token.type == "heading_open" and token.meta.get("id") == wanted:
-            level = int(token.tag[1])
-            ends = (t.map[0] for t in tokens[index + 1 :] if t.type == "heading_open" and t.map and int(t.tag[1]) <= level)
-            return token.map[0], next(ends, line_count)
+    for block, span in zip(blocks, outline.get("block_lines", [])):
+        if block_anchor(block) == wanted:
+            return (span[0], span[1]) if span else None
+    for index, heading in enumerate(headings):
+        if heading["id"] == wanted:
+            ends = (later["line"] - body_line for later in headings[index + 1 :] if later["level"] <= heading["level"])
+            return heading["line"] - body_line, next(ends, line_count)
     return None

@@ -5,19 +5,23 @@ the links pass renders that parse with every wikilink, every Markdown link
 destination and every embed left as a numbered hole (`held.HOLE`), and the
 html pass fills the holes with what `fills` renders from the resolution: the
 page is parsed once, not once per round. `held.fill(template, fills(...))`
-is the HTML `render_with_embeds` gives, for a page without embeds (an
-embed's body is rendered where it is embedded, so a page with one is
-rendered whole by the html pass).
+is the HTML `render_with_embeds` gives. An embed's hole is filled with the
+embedded body rendered where it is embedded (`embed_fills`): from that body's
+own rendering with holes, filled the same way, where the html pass has one
+to use (a whole note without footnotes), else by rendering the body given.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from pipeline.markdown.headings import permalink_label
 from pipeline.markdown.tags import tag_href
-from pipeline.markdown.wikilinks import anchor, attachment, escape_html, page_href
-from pipeline.storage.text_refs import HOLE
+from pipeline.markdown.wikilinks import (
+    Embedded, anchor, attachment, embed_block, embed_notice, escape_html, inner_env, missing_embed, page_href,
+    render_with_embeds,
+)  # fmt: skip
+from pipeline.storage.text_refs import HOLE, fill
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -45,13 +49,46 @@ def has_embeds(slots: list[dict]) -> bool:
     return any("embed" in entry for entry in slots)
 
 
-def fills(slots: list[dict], options, env: dict) -> list[str]:
-    """Each slot as `render_with_embeds` renders it with `env` (links, hrefs, lang): what fills its hole."""
+def fills(slots: list[dict], options, env: dict, embedded: Callable[[dict], str] | None = None) -> list[str]:
+    """Each slot as `render_with_embeds` renders it with `env` (links, hrefs, lang): what fills its hole; an embed's
+    as `embedded` makes it (`embed_fills`)."""
     return [
-        anchor(slot["link"], slot["inner"], options, env) if "link" in slot
+        embedded(slot) if "embed" in slot
+        else anchor(slot["link"], slot["inner"], options, env) if "link" in slot
         else attachment(slot["media"], options, env) if "media" in slot
         else permalink_label(env.get("lang")) if "permalink_label" in slot
         else escape_html(tag_href(slot["tag"], options, env)) if "tag" in slot
         else escape_html(page_href(slot["href"], options, env))
         for slot in slots
     ]  # fmt: skip
+
+
+Fetch = Callable[[dict], "Embedded | None"]
+
+
+def embed_fills(md: MarkdownIt, slots: list[dict], env: dict, fetch: Fetch, depth: int, stack: tuple[str, ...]) -> list[str]:
+    """`fills` of a rendering with embeds, as `render_with_embeds(md, body, env, fetch, depth)` renders them, the
+    rendered body's identity last in `stack`: each embed fetched once, in order (an embedded body's own embeds
+    before the next: `fetch` numbers their footnotes), cycle-safe and at most `depth` deep."""
+    done: dict[str, str] = {}
+
+    def embedded(slot: dict) -> str:
+        if slot["embed"] not in done:
+            done[slot["embed"]] = _embed_fill(md, slot, env, fetch, depth, stack)
+        return done[slot["embed"]]
+
+    return fills(slots, md.options, env, embedded)
+
+
+def _embed_fill(md: MarkdownIt, slot: dict, env: dict, fetch: Fetch, depth: int, stack: tuple[str, ...]) -> str:
+    """What fills an embed's hole: the body `fetch` gives, rendered (a link where it gives none)."""
+    found = fetch(slot["link"])
+    if found is None:
+        return missing_embed(slot["link"], slot["inner"], md.options, env)
+    html = embed_notice(slot["embed"], found, depth, stack)
+    if html is None and found.rendered is not None:
+        template, slots = found.rendered
+        html = str(fill(template, embed_fills(md, slots, inner_env(env, found), fetch, depth - 1, (*stack, found.identity))))
+    elif html is None:
+        html = render_with_embeds(md, found.body, inner_env(env, found), fetch, depth - 1, found.identity, stack)
+    return embed_block(slot["embed"], html)

@@ -276,14 +276,22 @@ def render_embed(self, tokens, idx, options, env) -> str:
     if env.get("slots") is not None:
         if is_attachment(token.meta["target"]):  # a file is shown as an element: no body to render here
             return env["slots"].add({"media": {name: token.meta[name] for name in (*SLOT_FIELDS, "label")}})
-        return env["slots"].add({"embed": embed_key(token.meta)})
+        link = {name: token.meta[name] for name in SLOT_FIELDS}  # shown as a link when nothing is embedded
+        return env["slots"].add({"embed": embed_key(token.meta), "link": link, "inner": escape_html(token.content)})
     if is_attachment(token.meta["target"]):
         return attachment(token.meta, options, env)
     key = embed_key(token.meta)
     html = (env.get("embeds") or {}).get(key)
-    if html is None:
-        return f'<div class="embed missing">{anchor(token.meta, escape_html(token.content), options, env)}</div>\n'
+    return missing_embed(token.meta, escape_html(token.content), options, env) if html is None else embed_block(key, html)
+
+
+def embed_block(key: str, html: str) -> str:
     return f'<div class="embed" data-target="{escape_html(key)}">\n{html}</div>\n'
+
+
+def missing_embed(meta: dict, inner_html: str, options, env: dict) -> str:
+    """An embed of nothing there (no such page, section or block): a link to it, red where the page is missing."""
+    return f'<div class="embed missing">{anchor(meta, inner_html, options, env)}</div>\n'
 
 
 # Transclusion ------------------------------------------------------------
@@ -291,11 +299,13 @@ def render_embed(self, tokens, idx, options, env) -> str:
 
 @dataclass(frozen=True)
 class Embedded:
-    """What `fetch_body` returns for an embed target: a stable identity, the body, its own env."""
+    """What `fetch_body` returns for an embed target: a stable identity, the body, its own env; and where the body
+    is rendered as its own page shows it, that rendering with holes (`slots.render_slotted`: HTML, slots)."""
 
     identity: str
     body: str
     env: dict
+    rendered: tuple[str, list[dict]] | None = None
 
 
 def render_with_embeds(
@@ -324,13 +334,9 @@ def render_with_embeds(
         found = fetch_body(meta)
         if found is None:
             continue  # rendered as a red link
-        if found.identity in stack:
-            embeds[key] = _note(f"{key} is already embedded above (not repeated)", "cycle")
-        elif depth <= 0:
-            embeds[key] = _note(f"{key} is embedded too deeply (not shown)", "depth")
-        else:
-            inner_env = {**{k: v for k, v in env.items() if k not in OWN_ENV}, **found.env}
-            embeds[key] = render_with_embeds(md, found.body, inner_env, fetch_body, depth - 1, found.identity, stack)
+        embeds[key] = embed_notice(key, found, depth, stack) or render_with_embeds(
+            md, found.body, inner_env(env, found), fetch_body, depth - 1, found.identity, stack
+        )  # fmt: skip
     env["embeds"] = {**(env.get("embeds") or {}), **embeds}
     return md.renderer.render(tokens, md.options, env)
 
@@ -343,6 +349,18 @@ def _embed_metas(tokens) -> list[dict]:
         for child in token.children
         if child.type == "wikilink_embed"
     ]
+
+
+def embed_notice(key: str, found: Embedded, depth: int, stack: tuple[str, ...]) -> str | None:
+    """What shows instead of an embedded body already embedded above it (`stack`), or below `depth`; None: the body."""
+    if found.identity in stack:
+        return _note(f"{key} is already embedded above (not repeated)", "cycle")
+    return _note(f"{key} is embedded too deeply (not shown)", "depth") if depth <= 0 else None
+
+
+def inner_env(env: dict, found: Embedded) -> dict:
+    """The env an embedded body renders with: the embedding one's, but for what is its own body's."""
+    return {**{name: value for name, value in env.items() if name not in OWN_ENV}, **found.env}
 
 
 def _note(message: str, kind: str) -> str:

@@ -7,7 +7,8 @@ links use; the page renderer gets the same ids from the same parser. Reports
 `duplicate-heading-id` when an explicit id is already taken (the heading
 then gets a suffixed id). `blocks` are the article's block ids (`^id` at the
 end of a block, `markdown/block_ids.py`), without their caret: what
-`[[note#^id]]` links are checked against.
+`[[note#^id]]` links are checked against; `block_lines` the 0-based
+[start, end) body lines of each (None: not known), what `![[note#^id]]` embeds.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ CONTRACT = {
             },
         },
         "blocks": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "block_lines": {
+            "type": "array",
+            "items": {"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2},
+        },
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },
 }
@@ -47,11 +52,12 @@ def select(article: Article, wiki: Wiki) -> dict:
 
 
 def run(article: Article, inputs: dict) -> dict:
-    headings, blocks, diagnostics = [], [], []
+    headings, blocks, block_lines, diagnostics = [], [], [], []
     tokens, _, _ = parse_article(article.body, article.frontmatter, markdown=inputs.get("markdown", ""))
     for token in in_body(tokens, article.body):
         if "block_id" in token.meta:
             blocks.append(token.meta["block_id"])
+            block_lines.append(list(token.map) if token.map else None)
         if token.type != "heading_open":
             continue
         line = article.body_line + (token.map[0] if token.map else 0)
@@ -62,12 +68,12 @@ def run(article: Article, inputs: dict) -> dict:
         if "duplicate_of" in meta:
             message = f"heading id '{meta['duplicate_of']}' is already used above; this heading gets '{meta['id']}'"
             diagnostics.append(diagnostic("duplicate-heading-id", message, line))
-    return {"headings": headings, "blocks": blocks, "diagnostics": diagnostics}
+    return {"headings": headings, "blocks": blocks, "block_lines": block_lines, "diagnostics": diagnostics}
 
 
 PASS = Pass(
     name="headings",
-    version=3,
+    version=4,
     contract=CONTRACT,
     run=run,
     select=select,

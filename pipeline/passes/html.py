@@ -31,7 +31,7 @@ from pipeline.markdown.comments import BODY_END
 from pipeline.markdown.footnotes import definitions, undefined
 from pipeline.markdown.math import math_errors
 from pipeline.markdown.sections import fragment_lines
-from pipeline.markdown.slots import fills, has_embeds
+from pipeline.markdown.slots import embed_fills
 from pipeline.markdown.wikilinks import Embedded, href_env, link_env, render_with_embeds
 from pipeline.passes.base import DIAGNOSTICS_SCHEMA, Wiki, by_column, diagnostic, known_as, mentioning
 from pipeline.passes.contract import Incremental, Pass
@@ -43,6 +43,7 @@ from pipeline.urls import normalize_base
 NAME = "html"
 EMBEDDED = f"{NAME}.embedded"  # capture id -> (its wikilinks result as known, `_embedded`)
 EMBED_DEPTH = 3
+OUTLINE = ("headings", "blocks", "block_lines")  # of an embedded article's headings result: its parts' lines
 TOC_LEVELS = (2, 3, 4)
 RENDER_FIELDS = ("line", "col", "status", "url", "target_lang", "kind", "raw")  # what a link's HTML depends on
 FOOTNOTES_SEP = re.compile(r'<hr class="footnotes-sep" ?/?>\n')
@@ -143,7 +144,9 @@ def _render_links(wiki: Wiki, capture_id: int) -> list[dict]:
 
 
 def _embeds(article: Article, wiki: Wiki) -> dict:
-    """The articles embedded from this one (up to EMBED_DEPTH deep): embed target -> path, path -> body and links."""
+    """The articles embedded from this one (up to EMBED_DEPTH deep): embed target -> path, path -> body, links,
+    the links pass's rendering ([HTML with holes, slots], left in the store; None: none) and its headings and blocks
+    with their lines (`OUTLINE`: where an embedded section or block is)."""
     by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
     targets: dict[str, str] = {}
     bodies: dict[str, dict] = {}
@@ -157,8 +160,12 @@ def _embeds(article: Article, wiki: Wiki) -> dict:
                     continue
                 targets.setdefault(link["target"], target.path)
                 if target.path not in bodies and target.path != article.path:
-                    links = _render_links(wiki, target.capture_id)
-                    bodies[target.path] = {"body": target.body, "body_line": target.body_line, "links": links}
+                    markup = _markup(wiki.results.get("links", {}).get(target.capture_id))
+                    outline = wiki.results.get("headings", {}).get(target.capture_id) or {}
+                    bodies[target.path] = {"body": target.body, "body_line": target.body_line,
+                                           "links": _render_links(wiki, target.capture_id),
+                                           "rendered": [markup["html"], markup["slots"]] if markup else None,
+                                           "outline": {name: outline.get(name, []) for name in OUTLINE}}  # fmt: skip
                     following.append(target.capture_id)
         frontier = following
     return {"targets": targets, "bodies": bodies}
@@ -170,17 +177,17 @@ def run(article: Article, inputs: dict) -> dict:
                      markdown=page.get("markdown", ""))
     links = link_env(inputs["links"], article.body_line)
     env = {"wikilinks": links, "hrefs": href_env(inputs["links"]), "lang": page["lang"]}
-    markup = inputs["markup"]
+    markup, fetch = inputs["markup"], _fetcher(article.path, inputs["embeds"])
     if _prerendered(markup, inputs, article.body):
         # The page is the links pass's HTML with its holes filled: stored as that recipe, not a second copy.
-        html, references_html = split_footnotes(markup["html"], fills(markup["slots"], md.options, env))
+        holes = embed_fills(md, markup["slots"], env, fetch, EMBED_DEPTH, (article.path,))
+        html, references_html = split_footnotes(markup["html"], holes)
     else:
         body = article.body
         if inputs["suggestions"]:
             body, env["wikilinks"] = with_mentions(body, links, inputs["suggestions"], article.body_line)
         env[BODY_END] = body.count("\n") + 1  # a comment left open in the body hides no footnote appended to it
         body += definitions(inputs["references"], body)
-        fetch = _fetcher(article.path, inputs["embeds"], md)
         rendered = render_with_embeds(md, body, env, fetch, EMBED_DEPTH, article.path)
         html, references_html = split_footnotes(rendered)
     errors = math_errors(html) + math_errors(references_html)
@@ -190,15 +197,15 @@ def run(article: Article, inputs: dict) -> dict:
 
 
 def _prerendered(markup: dict | None, inputs: dict, body: str) -> bool:
-    """Whether the links pass's rendering, its holes filled, is this page: no embeds, no mentions
-    to link, and the same references appended as footnotes."""
+    """Whether the links pass's rendering, its holes filled, is this page: no mentions to link, and the same
+    references appended as footnotes."""
     return (
-        markup is not None and not inputs["suggestions"] and not has_embeds(markup["slots"])
+        markup is not None and not inputs["suggestions"]
         and markup["definitions"] == keys(undefined(inputs["references"], body))
     )  # fmt: skip
 
 
-def _fetcher(own_path: str, embeds: dict, md):
+def _fetcher(own_path: str, embeds: dict):
     """`fetch_body` for `render_with_embeds`: each embedded body (or the section or block its `#fragment`
     names) with its own links and its own footnotes."""
     count = 0
@@ -211,24 +218,34 @@ def _fetcher(own_path: str, embeds: dict, md):
         found = embeds["bodies"].get(path)
         if found is None:
             return None
-        body, first, identity = found["body"], 0, path
+        body, first, identity, rendered = found["body"], 0, path, _as_embedded(found["rendered"])
         if meta.get("fragment"):
-            part = embedded_part(md, body, meta["fragment"])
+            part = embedded_part(body, found["outline"], found["body_line"], meta["fragment"])
             if part is None:
                 return None  # no such section or block: a link to the page (broken-anchor is reported)
-            body, first, identity = *part, f"{path}#{meta['fragment']}"
+            (body, first), identity, rendered = part, f"{path}#{meta['fragment']}", None
         count += 1
         env = {"wikilinks": link_env(found["links"], found["body_line"] + first), "hrefs": href_env(found["links"]),
                "footnotes": {}, "docId": f"embed{count}"}  # fmt: skip
-        return Embedded(identity, body, env)
+        return Embedded(identity, body, env, rendered)
 
     return fetch
 
 
-def embedded_part(md, body: str, fragment: str) -> tuple[str, int] | None:
-    """The lines of `body` that `fragment` names (a heading's section, or a block) and the index of the first."""
+def _as_embedded(rendered: list | None) -> tuple[str, list[dict]] | None:
+    """The links pass's rendering of an embedded article, where it shows it as embedded whole: not where it has
+    footnotes (an embedded body numbers its own apart from the page's) or a formula that does not parse (its own
+    page reports it, with its line: `math.math_errors`)."""
+    if rendered is None or "footnote" in rendered[0] or "math-error" in rendered[0]:
+        return None
+    return rendered[0], rendered[1]
+
+
+def embedded_part(body: str, outline: dict, body_line: int, fragment: str) -> tuple[str, int] | None:
+    """The lines of `body` that `fragment` names (a heading's section, or a block, as its headings result `outline`
+    places them) and the index of the first."""
     lines = body.split("\n")
-    span = fragment_lines(md.parse(body, {}), fragment, len(lines))
+    span = fragment_lines(outline, body_line, fragment, len(lines))
     return None if span is None else ("\n".join(lines[span[0] : span[1]]), span[0])
 
 
@@ -269,7 +286,7 @@ def _in_place(lines: list[str], suggestion: dict, body_line: int) -> bool:
 
 PASS = Pass(
     name="html",
-    version=5,
+    version=6,
     contract=CONTRACT,
     run=run,
     select=select,

@@ -209,7 +209,7 @@ def _find_destination(line: str, needle: str, start: int) -> int:
 
 PASS = Pass(
     name="links",
-    version=9,
+    version=10,
     contract=CONTRACT,
     run=run,
     select=select,

@@ -59,11 +59,41 @@ def test_a_page_whose_footnotes_differ_from_its_rendering_is_rendered_whole():
     assert "First, spaced" in out["references_html"]
 
 
-def test_pages_with_embeds_or_linked_mentions_are_rendered_whole():
-    files = {**FILES, "c.md": "---\ntitle: C\n---\n\n![[b]]\n"}
-    article, inputs = inputs_of(files, "c.md")
-    assert not html._prerendered(inputs["markup"], inputs, article.body)
-    assert '<div class="embed" data-target="b">' in html.run(article, inputs)["html"]
+def test_pages_with_linked_mentions_are_rendered_whole():
     article, inputs = inputs_of(FILES, "a.md")
     suggestion = {"suggestions": [{"mention": "x"}]}
     assert not html._prerendered(inputs["markup"], {**inputs, **suggestion}, article.body)
+
+
+EMBEDS = {
+    **FILES,
+    "b.md": "---\ntitle: B\n---\n\nB links [[a]], #tag and [a page](a.md).\n\n## Part\n\nIn part. ^blk\n\n![[a]]\n",
+    "c.md": "---\ntitle: C\n---\n\n![[b]]\n\n![[b#Part]] and ![[b#^blk]]\n\n![[d]]\n\n![[missing]] and ![[c]]\n\n![[e]]\n",
+    "d.md": "---\ntitle: D\n---\n\nD embeds ![[b]] and ![[c]], cites [^n].\n\n[^n]: A note.\n",
+    "e.md": "---\ntitle: E\n---\n\nA formula that does not parse: $x^$.\n",
+    "x.md": "---\ntitle: X\n---\n\nX links [[b]] and #tag.\n\n## Heading\n",
+    "y.md": "---\ntitle: Y\n---\n\nY embeds ![[x]] in a line.\n",
+    "w.md": "---\ntitle: W\n---\n\nOnly whole notes without footnotes: ![[y]]\n\n> ![[x]]\n",
+}
+
+
+def test_a_page_with_embeds_is_its_rendering_filled_as_a_whole_render_makes_it():
+    for path in ("b.md", "c.md", "d.md", "w.md"):
+        article, inputs = inputs_of(EMBEDS, path)
+        assert html._prerendered(inputs["markup"], inputs, article.body), path
+        assert html.run(article, inputs) == html.run(article, {**inputs, "markup": None}), path
+    page = html.run(*inputs_of(EMBEDS, "c.md"))["html"]
+    assert '<div class="embed missing">' in page and "c is already embedded above" in page
+    assert '<div class="embed" data-target="b#^blk">\n<p id="^blk">In part.</p>\n</div>' in page
+    assert 'id="fn-embed6-1"' in page  # the footnotes of the sixth body embedded, as numbered in a whole render
+    assert '<code class="math-error" title=' in page  # reported by its own page, not this one (no data-line)
+
+
+def test_an_embedded_whole_note_is_not_parsed_again(monkeypatch):
+    from markdown_it import MarkdownIt
+
+    article, inputs = inputs_of(EMBEDS, "w.md")
+    parsed = []
+    monkeypatch.setattr(MarkdownIt, "parse", lambda self, src, env=None: parsed.append(src))
+    out = html.run(article, inputs)
+    assert parsed == [] and "Y embeds" in out["html"] and out["html"].count('<a class="tag"') == 2
