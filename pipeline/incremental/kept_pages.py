@@ -41,7 +41,9 @@ class KeptPages:
 
     def __init__(self, folder: str | os.PathLike) -> None:
         self.folder = os.fspath(folder)
-        self.any = os.path.isdir(self.folder)  # a cold build's state has none: nothing to look for
+        # Whether the builds before kept any (a cold build's state has none: nothing to look for). Not changed by what
+        # this one keeps: no page is rendered twice in a build, so none looks for its own.
+        self.any = os.path.isdir(self.folder)
         self.folders: set[str] = set()  # made already: one mkdir per folder
 
     def path(self, digest: str, name: str = "") -> str:
@@ -62,7 +64,6 @@ class KeptPages:
         if folder not in self.folders:
             os.makedirs(folder, exist_ok=True)
             self.folders.add(folder)
-            self.any = True
         for source in files:
             place(source, self.path(digest, os.path.basename(source) if named else ""), replace=False)
 

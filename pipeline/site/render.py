@@ -59,6 +59,7 @@ def environment(templates_dir: Path | None, base_url: str, compiled: Path | None
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=_compiled_cache(compiled, base_url) if compiled else None,
+        auto_reload=False,  # made for one build: no template is checked against its file again at each include
     )
     env.globals["base"] = base_url
     env.filters["url"] = lambda url: href(url, base_url)  # only http, https and mailto URLs leave the site
@@ -220,9 +221,10 @@ class PageJob:
             return _kept(rel, page), key
         # A page missing from the output folder (emptied since: a CI job's) that a build before rendered is put back.
         # One in place is rendered to be compared: `written` names the files whose bytes changed.
-        if key is not None and self.previous.pages is not None and not self.previous.exists(rel):
+        pages = self.previous.pages
+        if key is not None and pages is not None and pages.any and not self.previous.exists(rel):
             rels = [rel] + ([page.companion[0]] if page.companion is not None else [])
-            kept = self.previous.pages.files(key, [os.path.basename(each) for each in rels])
+            kept = pages.files(key, [os.path.basename(each) for each in rels])
             if kept is not None:
                 return list(zip(rels, kept)), key
         beside = [(page.companion[0], page.companion[1]())] if page.companion is not None else []  # may read for both
