@@ -75,8 +75,7 @@ def embedded_parts(articles: list[Article], wiki: Wiki) -> list:
     An article's parts are kept (`EMBEDDED`, with the read set) by its own links result as known, and
     used again while that and each part are what they were: a plan after an edit decodes the links of
     the articles whose parts changed, not of every article that embeds."""
-    outputs = wiki.results.get("wikilinks", {})
-    embedding = wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(outputs, '"embed":true')))
+    outputs, embedding = wiki.results.get("wikilinks", {}), _embedding(wiki)
     by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles}) if embedding else {}
     return [
         wiki.entry(EMBEDDED, article.capture_id, known_as(outputs, article.capture_id),
@@ -85,6 +84,11 @@ def embedded_parts(articles: list[Article], wiki: Wiki) -> list:
         if article.capture_id in embedding else []
         for article in articles
     ]  # fmt: skip
+
+
+def _embedding(wiki: Wiki) -> set[int]:
+    """The capture ids of the articles that embed anything (found without decoding any links result)."""
+    return wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(wiki.results.get("wikilinks", {}), '"embed":true')))
 
 
 def _same_part(part: tuple, outputs, by_path: dict[str, Article]) -> bool:
@@ -147,9 +151,11 @@ def _embeds(article: Article, wiki: Wiki) -> dict:
     """The articles embedded from this one (up to EMBED_DEPTH deep): embed target -> path, path -> body, links,
     the links pass's rendering ([HTML with holes, slots], left in the store; None: none) and its headings and blocks
     with their lines (`OUTLINE`: where an embedded section or block is)."""
-    by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
     targets: dict[str, str] = {}
     bodies: dict[str, dict] = {}
+    if article.capture_id not in _embedding(wiki):  # most articles: their links are not decoded twice
+        return {"targets": targets, "bodies": bodies}
+    by_path = wiki.memo(f"{NAME}.by_path", lambda: {a.path: a for a in wiki.articles})
     frontier = [article.capture_id]
     for _ in range(EMBED_DEPTH):
         following = []
