@@ -45,10 +45,6 @@ def render_slotted(md: MarkdownIt, tokens: list, env: dict) -> tuple[str, list[d
     return html, slots.entries
 
 
-def has_embeds(slots: list[dict]) -> bool:
-    return any("embed" in entry for entry in slots)
-
-
 def fills(slots: list[dict], options, env: dict, embedded: Callable[[dict], str] | None = None) -> list[str]:
     """Each slot as `render_with_embeds` renders it with `env` (links, hrefs, lang): what fills its hole; an embed's
     as `embedded` makes it (`embed_fills`)."""
@@ -66,7 +62,9 @@ def fills(slots: list[dict], options, env: dict, embedded: Callable[[dict], str]
 Fetch = Callable[[dict], "Embedded | None"]
 
 
-def embed_fills(md: MarkdownIt, slots: list[dict], env: dict, fetch: Fetch, depth: int, stack: tuple[str, ...]) -> list[str]:
+def embed_fills(
+    md: MarkdownIt, slots: list[dict], env: dict, fetch: Fetch, depth: int, stack: tuple[str, ...]
+) -> list[str]:
     """`fills` of a rendering with embeds, as `render_with_embeds(md, body, env, fetch, depth)` renders them, the
     rendered body's identity last in `stack`: each embed fetched once, in order (an embedded body's own embeds
     before the next: `fetch` numbers their footnotes), cycle-safe and at most `depth` deep."""
@@ -88,7 +86,8 @@ def _embed_fill(md: MarkdownIt, slot: dict, env: dict, fetch: Fetch, depth: int,
     html = embed_notice(slot["embed"], found, depth, stack)
     if html is None and found.rendered is not None:
         template, slots = found.rendered
-        html = str(fill(template, embed_fills(md, slots, inner_env(env, found), fetch, depth - 1, (*stack, found.identity))))
+        inner = embed_fills(md, slots, inner_env(env, found), fetch, depth - 1, (*stack, found.identity))
+        html = str(fill(template, inner))
     elif html is None:
         html = render_with_embeds(md, found.body, inner_env(env, found), fetch, depth - 1, found.identity, stack)
     return embed_block(slot["embed"], html)

@@ -282,7 +282,9 @@ def render_embed(self, tokens, idx, options, env) -> str:
         return attachment(token.meta, options, env)
     key = embed_key(token.meta)
     html = (env.get("embeds") or {}).get(key)
-    return missing_embed(token.meta, escape_html(token.content), options, env) if html is None else embed_block(key, html)
+    if html is None:
+        return missing_embed(token.meta, escape_html(token.content), options, env)
+    return embed_block(key, html)
 
 
 def embed_block(key: str, html: str) -> str:

@@ -40,7 +40,9 @@ CONTRACT = {
         "blocks": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "block_lines": {
             "type": "array",
-            "items": {"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2},
+            "items": {
+                "type": ["array", "null"], "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2,
+            },
         },
         "diagnostics": DIAGNOSTICS_SCHEMA,
     },

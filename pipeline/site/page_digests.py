@@ -105,7 +105,8 @@ def _own(page: ArticlePage, revisions: list, summary_key: str | None) -> str:
     """
     identity = page.body.identity
     html, citations = identity if type(identity) is list and len(identity) == 2 else ("", "")  # each [store, job]
-    if summary_key is not None and (html is None or type(html) is list) and (citations is None or type(citations) is list):
+    stored = (html is None or type(html) is list) and (citations is None or type(citations) is list)
+    if summary_key is not None and stored:
         jobs = f"{html[1] if html else '-'}:{citations[1] if citations else '-'}"  # None: no result
         # (a store made anew has captured every file again since; a git history is named by its newest commit)
         newest = f"{revisions[0].time}{revisions[0].commit or ''}" if revisions else ""

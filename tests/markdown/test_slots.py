@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.markdown import make_parser
-from pipeline.markdown.slots import fills, has_embeds, render_slotted
+from pipeline.markdown.slots import embed_fills, render_slotted
 from pipeline.markdown.wikilinks import href_env, link_env, render_with_embeds
 from pipeline.storage.text_refs import fill
 
@@ -41,7 +41,7 @@ def whole_and_filled(body: str, links: list[dict], base_url: str = "/w/") -> tup
     whole = render_with_embeds(md, body, env, lambda meta: None)
     parse_env: dict = {}
     html, slots = render_slotted(md, md.parse(body, parse_env), parse_env)
-    return whole, fill(html, fills(slots, md.options, env))
+    return whole, fill(html, embed_fills(md, slots, env, lambda meta: None, 3, ()))
 
 
 def test_filled_slots_are_the_whole_rendering():
@@ -62,18 +62,15 @@ def test_rendering_with_slots_leaves_the_parse_as_it_was():
     assert "slots" not in env
 
 
-def test_embeds_are_slots_the_page_cannot_fill():
-    md, env = make_parser(), {}
-    _, slots = render_slotted(md, md.parse("Intro\n\n![[other]]\n", env), env)
-    assert has_embeds(slots)
-    _, slots = render_slotted(md, md.parse("Intro [[other]]\n", env), env)
-    assert not has_embeds(slots)
+def test_an_embed_of_nothing_fills_as_the_whole_rendering_shows_it():
+    links = [{"line": 1, "col": 7, "status": "broken", "url": "special/wanted/#wanted-other"}]
+    whole, filled = whole_and_filled("Intro ![[other]] and ![[other#Part|shown]]\n", links)
+    assert filled == whole and whole.count('<div class="embed missing">') == 2 and 'class="new"' in whole
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("[]!|#`\\ \n>-*ab:&<()^")), max_size=120))
 def test_filling_matches_the_whole_rendering_on_any_text(text):
-    text = text.replace("!", "")  # embeds are rendered whole (tested above)
     md, env = make_parser(), {}
     tokens = md.parse(text, env)
     links = [
