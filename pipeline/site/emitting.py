@@ -28,6 +28,7 @@ from pipeline.site import navigation
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import Model
 from pipeline.site.page_digests import SiteState, patch, site_state
+from pipeline.site.sidebar import SKELETON
 from pipeline.site.render import (
     PageJob, Planned, Previous, Rendered, Settings, alternates, nav, page_file, render_page, render_planned,
 )  # fmt: skip
@@ -167,7 +168,8 @@ def render_files(
     navs = {lang: nav(env, model, settings, lang, site.navigation[lang]) for lang in model.languages}
     salts = {lang: hashlib.sha256(repr((settings, shown.shared, previous.salt)).encode()).hexdigest() for lang, shown in navs.items()}
     trees = {lang: shown.digest for lang, shown in navs.items() if not shown.full}
-    state = replace(site_state(model, salts, site.histories), trees=trees)
+    sections = {lang: shown.sections for lang, shown in navs.items() if not shown.full}
+    state = replace(site_state(model, salts, site.histories), trees=trees, sections=sections)
     changes = changes_since(previous.state, state, model, emitters)
     # A big tree changed (a page added, retitled): every page is planned; the changed articles' pages are digested,
     # the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are rendered.
@@ -186,7 +188,8 @@ def render_files(
         model.backlinks.index()
     only = changes.articles if changes is not None and changes.every_page and not digest_all else None
     moved = changes.articles if digest_all else None  # the other articles' pages: changed if their part of the tree did
-    job = PageJob(env, settings, navs, previous, salts, only, moved)
+    changed = _changed_sections(previous.state, navs) if digest_all else {}
+    job = PageJob(env, settings, navs, previous, salts, only, moved, changed)
     keys = render_planned(job, out.pages, writer, tick, site.workers)
     if previous.pages is not None:
         previous.pages.forget(_replaced(previous.keys, keys, every=changes is None))
@@ -195,6 +198,21 @@ def render_files(
         keys = {**previous.keys, **keys}
     pages, redirects = _counts(previous.state, changes, out)
     return Rendered(pages, redirects, keys, replace(state, pages=pages, redirects=redirects, emitted=out.owned)), out
+
+
+def _changed_sections(last: SiteState, navs: dict) -> dict[str, frozenset[int]]:
+    """lang -> the ids of the sections of its big tree that list other pages than the last build's, where the
+    sections themselves and the pages at the top are the last build's (else the language is left out: any page's
+    part of the tree may have changed)."""
+    changed = {}
+    for lang, shown in navs.items():
+        before, now = last.sections.get(lang), shown.sections
+        if shown.full or not isinstance(before, dict) or any(before.get(key) != now[key] for key in (SKELETON, "")):
+            continue
+        places = {place for place in now.keys() | before.keys() if before.get(place) != now.get(place)}
+        if places <= shown.section_ids.keys():
+            changed[lang] = frozenset(shown.section_ids[place] for place in places)
+    return changed
 
 
 def _run(name: str, emitter, site: Site, changes: Changes | None, out: Output, options: dict) -> None:

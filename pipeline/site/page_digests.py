@@ -72,6 +72,9 @@ class SiteState:
     # lang -> the digest of its navigation tree, where the tree is too big for every page to list it whole: a change
     # there digests every page (each shows its own part of the tree), rather than rendering every page again.
     trees: dict[str, str] = field(default_factory=dict)
+    # lang -> the digest of what each section of a big tree lists (`sidebar.LanguageNav.sections`): after a change
+    # of the tree, only the pages under the sections whose digest changed are digested again.
+    sections: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def site_state(model: Model, salts: dict[str, str], histories: dict[str, list]) -> SiteState:
@@ -125,7 +128,8 @@ def recorded_state(record: dict) -> SiteState | None:
     well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.summaries, dict)
     counted = isinstance(state.pages, int) and isinstance(state.redirects, int) and _emitted(state.emitted)
     tagged = state.tags is None or isinstance(state.tags, dict)
-    return state if well_formed and counted and tagged and isinstance(state.trees, dict) else None
+    trees = isinstance(state.trees, dict) and isinstance(state.sections, dict)
+    return state if well_formed and counted and tagged and trees else None
 
 
 def _emitted(record) -> bool:

@@ -201,6 +201,9 @@ class PageJob:
     # After a change of a big navigation tree: the articles whose pages may show another change; the others' pages
     # changed only if their part of the tree did (None: any page may have changed).
     moved: frozenset[str] | None = None
+    # Then, lang -> the ids of the sections that list other pages than before, where only those may have changed
+    # (`emitting._changed_sections`): a page whose branch holds none of them shows the tree it showed.
+    changed_sections: dict[str, frozenset[int]] = field(default_factory=dict)
     records: dict[int, str] = field(default_factory=dict)  # id of an ArticlePage -> its digest
 
     def render(self, page: Planned) -> tuple[list[tuple[str, bytes | KeptFile | None]], str | None]:
@@ -211,11 +214,13 @@ class PageJob:
         if digested and self.rendered is not None and page.context["page"].path not in self.rendered \
                 and rel in self.previous.keys:  # fmt: skip
             return _kept(rel, page), self.previous.keys[rel]
+        unmoved = digested and self.moved is not None and page.context["page"].path not in self.moved
+        last = self.previous.keys.get(rel, "") if unmoved else ""
+        if last and self._same_tree(page) and self._in_place(rel, page):
+            return _kept(rel, page), last
         tree = self.tree_key(page) if digested else ""
-        if digested and self.moved is not None and page.context["page"].path not in self.moved:
-            last = self.previous.keys.get(rel, "")
-            if last[CONTENT:] == tree and self._in_place(rel, page):
-                return _kept(rel, page), last
+        if last and last[CONTENT:] == tree and self._in_place(rel, page):
+            return _kept(rel, page), last
         key = self.digest(page, tree) if digested else None
         if key is not None and self.previous.keys.get(rel) == key and self._in_place(rel, page):
             return _kept(rel, page), key
@@ -245,6 +250,12 @@ class PageJob:
         if key is not None and self.previous.pages is not None and isinstance(files[0][1], bytes):
             self.previous.pages.keep(key, [writer.path(rel) for rel, _ in files])
         return files[0][0], key
+
+    def _same_tree(self, page: Planned) -> bool:
+        """Whether the page shows the part of the tree it showed, known without digesting it: no section on its
+        branch lists other pages than before, and nothing else of the tree changed."""
+        changed = self.changed_sections.get(page.lang)
+        return changed is not None and not (self.navs[page.lang].branch(page.url) & changed)
 
     def _in_place(self, rel: str, page: Planned) -> bool:
         return self.previous.exists(rel) and (page.companion is None or self.previous.exists(page.companion[0]))

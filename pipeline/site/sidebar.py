@@ -22,6 +22,7 @@ from pipeline.urls import href
 FULL_TREE = 400
 WINDOW = 30
 SLOT = "<!--nav-tree-->"
+SKELETON = "^"  # in `LanguageNav.sections`: the digest of the sections alone (`shared`)
 
 
 class LanguageNav:
@@ -40,6 +41,21 @@ class LanguageNav:
         # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
         # the sections (each page's own part is in its own digest: `page_key`).
         self.shared = self.digest if self.full else hashlib.sha256(html.encode() + _shape(tree.nodes, pages=False)).hexdigest()
+        # A big tree's sections, each by its place among the sections (stable while `shared` is), and what each shows
+        # of its own pages: a page's tree changes with those of the sections on its branch alone (`branch`).
+        self.section_ids: dict[str, int] = {}  # place ('0/2') -> id of the section
+        self.sections: dict[str, str] = {} if self.full else {SKELETON: self.shared, **self._pages_of(tree.nodes, "")}
+
+    def _pages_of(self, nodes: list[Node], place: str) -> dict[str, str]:
+        """Place -> the digest of the pages listed directly in the section there ('': the top), for `nodes` and
+        the sections below them."""
+        pages = [(node.title, node.url) for node in nodes if not node.section]
+        found = {place: hashlib.sha256(orjson.dumps(pages)).hexdigest()[:32]}
+        for number, node in enumerate(node for node in nodes if node.section):
+            inner = f"{place}/{number}" if place else str(number)
+            self.section_ids[inner] = id(node)
+            found.update(self._pages_of(node.children, inner))
+        return found
 
     def for_page(self, url: str) -> Markup:
         """The navigation with the tree as the page at `url` shows it."""
@@ -55,10 +71,11 @@ class LanguageNav:
         """The tree of the page at `url` as pieces of HTML and closed sections (each its Node): walked once for its
         key and its page, which a render asks for one after the other."""
         if self.last[0] != url:
-            self.last = (url, ['<ul class="nav-tree">', *self._level(self.tree.nodes, self._branch(url), url), "</ul>"])
+            self.last = (url, ['<ul class="nav-tree">', *self._level(self.tree.nodes, self.branch(url), url), "</ul>"])
         return self.last[1]
 
-    def _branch(self, url: str) -> set[int]:
+    def branch(self, url: str) -> set[int]:
+        """The ids of the sections open on the tree of the page at `url` (none: a page outside the tree)."""
         found = self.tree.places.get(url)
         return {id(node) for place in found for node in place.sections} if found else set()
 

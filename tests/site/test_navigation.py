@@ -190,6 +190,29 @@ def test_in_a_big_tree_a_retitle_or_an_addition_renders_the_pages_around_it_as_a
         assert captured_at.sub(b"", page.read_bytes()) == captured_at.sub(b"", again.read_bytes()), page
 
 
+def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_their_tree(make_wiki, monkeypatch):
+    from pipeline.build import build
+    from pipeline.site.render import PageJob
+
+    monkeypatch.setattr(sidebar, "FULL_TREE", 10)
+    files = {f"{folder}/p{n:02}.md": f"---\ntitle: {folder} {n:02}\n---\nText {n}.\n" for folder in ("s", "t")
+             for n in range(20)}  # fmt: skip
+    config = make_wiki(files, search=False)
+    build(config, workers=1, site=True)
+    digested = []
+    tree_key = PageJob.tree_key
+    monkeypatch.setattr(PageJob, "tree_key", lambda job, page: digested.append(page.url) or tree_key(job, page))
+    (config.content_dir / "s/p05.md").write_text("---\ntitle: s 05 renamed\n---\nText 5.\n")
+    written = {rel for rel in build(config, workers=1, site=True).site.written if rel.endswith("index.html")}
+    assert digested and all(url.startswith("s/") for url in digested)  # t's pages are not looked at again
+    assert "s/p05/index.html" in written and "s/p04/index.html" in written  # its neighbour shows the new title
+    assert not any(rel.startswith("t/") for rel in written)
+    (config.content_dir / "s/index.md").write_text("---\ntitle: The S section\n---\nS.\n")  # a section's title
+    digested.clear()
+    build(config, workers=1, site=True)
+    assert any(url.startswith("t/") for url in digested)  # every page shows the section's title: all digested
+
+
 def test_a_pages_key_of_a_big_tree_changes_exactly_when_its_tree_does(monkeypatch):
     monkeypatch.setattr(sidebar, "FULL_TREE", 10)
 
