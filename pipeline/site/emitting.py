@@ -167,13 +167,12 @@ def render_files(
     model, settings = site.model, site.settings
     navs = {lang: nav(env, model, settings, lang, site.navigation[lang]) for lang in model.languages}
     salts = {lang: hashlib.sha256(repr((settings, shown.shared, previous.salt)).encode()).hexdigest() for lang, shown in navs.items()}
-    trees = {lang: shown.digest for lang, shown in navs.items() if not shown.full}
     sections = {lang: shown.sections for lang, shown in navs.items() if not shown.full}
-    state = replace(site_state(model, salts, site.histories), trees=trees, sections=sections)
+    state = replace(site_state(model, salts, site.histories), sections=sections)
     changes = changes_since(previous.state, state, model, emitters)
     # A big tree changed (a page added, retitled): every page is planned; the changed articles' pages are digested,
     # the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are rendered.
-    digest_all = changes is not None and previous.state is not None and previous.state.trees != trees
+    digest_all = changes is not None and previous.state is not None and previous.state.sections != sections
     if digest_all:
         changes = replace(changes, every_page=True)
     site.categories  # noqa: B018 (made now: each article's page shows its category links)

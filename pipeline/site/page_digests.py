@@ -69,11 +69,9 @@ class SiteState:
     # puts goes, where the last build's other files are kept (`emitting.py`).
     emitted: dict[str, dict] = field(default_factory=dict)
     tags: dict[str, list[str]] | None = None  # article path -> its tags, for the tagged articles (None: not known)
-    # lang -> the digest of its navigation tree, where the tree is too big for every page to list it whole: a change
-    # there digests every page (each shows its own part of the tree), rather than rendering every page again.
-    trees: dict[str, str] = field(default_factory=dict)
-    # lang -> the digest of what each section of a big tree lists (`sidebar.LanguageNav.sections`): after a change
-    # of the tree, only the pages under the sections whose digest changed are digested again.
+    # lang -> its navigation tree, where it is too big for every page to list it whole, as the digests of its
+    # sections and of what each lists (`sidebar.LanguageNav.sections`): a change there digests the pages under the
+    # sections that changed (every page where the sections themselves did), rather than rendering every page again.
     sections: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
@@ -128,8 +126,7 @@ def recorded_state(record: dict) -> SiteState | None:
     well_formed = isinstance(state.shared, str) and isinstance(state.own, dict) and isinstance(state.summaries, dict)
     counted = isinstance(state.pages, int) and isinstance(state.redirects, int) and _emitted(state.emitted)
     tagged = state.tags is None or isinstance(state.tags, dict)
-    trees = isinstance(state.trees, dict) and isinstance(state.sections, dict)
-    return state if well_formed and counted and tagged and trees else None
+    return state if well_formed and counted and tagged and isinstance(state.sections, dict) else None
 
 
 def _emitted(record) -> bool:

@@ -37,19 +37,19 @@ class LanguageNav:
         self.items: dict[int, str] = {}  # id of a node -> its <li> (a section's: the link to its page, or "")
         self.positions: dict[int, dict[str | None, int]] = {}  # id of a big section -> URL of a child -> its place
         self.last: tuple[str | None, list] = (None, [])  # the URL of the page whose tree was made last, and that tree
-        self.digest = hashlib.sha256(html.encode() + _shape(tree.nodes)).hexdigest()
         # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
         # the sections (each page's own part is in its own digest: `page_key`).
-        self.shared = self.digest if self.full else hashlib.sha256(html.encode() + _shape(tree.nodes, pages=False)).hexdigest()
-        # A big tree's sections, each by its place among the sections (stable while `shared` is), and what each shows
-        # of its own pages: a page's tree changes with those of the sections on its branch alone (`branch`).
+        self.shared = hashlib.sha256(html.encode() + _shape(tree.nodes, pages=self.full)).hexdigest()
+        # A big tree as the frame and sections (`shared`) and, for each section by its place among the sections
+        # (stable while `shared` is), what it lists of its own pages: all of the tree, and a page's tree changes with
+        # the sections on its branch alone (`branch`). Empty for a tree every page lists whole (`shared` names it).
         self.section_ids: dict[str, int] = {}  # place ('0/2') -> id of the section
         self.sections: dict[str, str] = {} if self.full else {SKELETON: self.shared, **self._pages_of(tree.nodes, "")}
 
     def _pages_of(self, nodes: list[Node], place: str) -> dict[str, str]:
-        """Place -> the digest of the pages listed directly in the section there ('': the top), for `nodes` and
-        the sections below them."""
-        pages = [(node.title, node.url) for node in nodes if not node.section]
+        """Place -> the digest of the pages listed directly in the section there ('': the top), each section among
+        them as 0 (a page moved past one is moved), for `nodes` and the sections below them."""
+        pages = [0 if node.section else (node.title, node.url) for node in nodes]
         found = {place: hashlib.sha256(orjson.dumps(pages)).hexdigest()[:32]}
         for number, node in enumerate(node for node in nodes if node.section):
             inner = f"{place}/{number}" if place else str(number)

@@ -213,6 +213,20 @@ def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_t
     assert any(url.startswith("t/") for url in digested)  # every page shows the section's title: all digested
 
 
+def test_a_big_trees_section_digests_change_when_a_page_moves_past_a_section(monkeypatch):
+    monkeypatch.setattr(sidebar, "FULL_TREE", 2)
+
+    def sections(nodes: list[Node]) -> dict:
+        places: dict = {}
+        tree = Tree("en", "", nodes, places, navigation._place(nodes, (), None, places))
+        return sidebar.LanguageNav("<nav><!--nav-tree--></nav>", tree, "/", {"all_url": "", "section_pages": ""}).sections
+
+    page, inner = Node("Page", "s/p/"), Node("Inner", None, True, [Node("Deep", "s/i/d/")])
+    before = sections([Node("S", "s/", True, [page, inner, Node("Last", "s/l/")])])
+    after = sections([Node("S", "s/", True, [inner, page, Node("Last", "s/l/")])])  # the same pages, in another place
+    assert before[sidebar.SKELETON] == after[sidebar.SKELETON] and before["0"] != after["0"]
+
+
 def test_a_pages_key_of_a_big_tree_changes_exactly_when_its_tree_does(monkeypatch):
     monkeypatch.setattr(sidebar, "FULL_TREE", 10)
 

@@ -34,7 +34,9 @@ class DiffHtml:
         return self.diffs.as_json()
 
 
-def history_page(page: ArticlePage, revisions: list, words: dict, diffs: DiffHtml | None = None, shallow: bool = False) -> Planned:
+def history_page(
+    page: ArticlePage, revisions: list, words: dict, diffs: DiffHtml | None = None, shallow: bool = False
+) -> Planned:
     """`words`: the theme's in the page's language (`Settings.words`)."""
     title = f"{words['history_of']} {page.title}"
     context = {"page": page, "revisions": revisions, "diffs": diffs, "shallow": shallow, "max_diffs": MAX_DIFFS}
