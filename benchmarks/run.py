@@ -12,7 +12,7 @@ adding one article, and as a CI job builds after restoring only the state
 folder (`ci`: the output folder set aside and every source touched, as a fresh
 checkout leaves them; Hugo and MkDocs build all again). It reports wall time, CPU time, CPU utilisation (CPU
 seconds over wall seconds: how many cores a build kept busy), peak RSS, pages
-rewritten, and jobs run and reused. When `hugo` (Debian package) and `mkdocs`
+rewritten, and passes run and reused. When `hugo` (Debian package) and `mkdocs`
 with the Material theme are installed, it builds the same articles, in every
 language, with them, the same way, and prints ratios. With `--baseline DIR`
 (another checkout of pipeline, e.g. a `git worktree` of an older commit) it
@@ -52,7 +52,8 @@ import vault  # noqa: E402
 from generate import Shape, article_text, generate, hugo_tree, mkdocs_tree, path_of, retitled, slug_of  # noqa: E402
 
 SCENARIOS = ("cold", "no-change", "edit-body", "edit-link", "edit-title", "add-article", "ci")
-SUMMARY = re.compile(r"pages (\d+) written.*jobs (\d+) run, (\d+) reused")
+# Passes run and reused: a version before one job per capture and round ran a job per pass (`jobs N run`).
+SUMMARY = re.compile(r"pages (\d+) written.*jobs (\d+) run(?: \((\d+) passes\))?, (\d+)(?: passes)? reused")
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,8 @@ class Timing:
     cpu: float
     rss_mb: float
     pages: int | None = None
-    jobs_run: int | None = None
-    jobs_reused: int | None = None
+    passes_run: int | None = None
+    passes_reused: int | None = None
 
 
 @dataclass
@@ -141,7 +142,8 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
     timing = Timing(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
     match = SUMMARY.search(output)
     if match:
-        timing.pages, timing.jobs_run, timing.jobs_reused = map(int, match.groups())
+        pages, jobs, passes, reused = match.groups()
+        timing.pages, timing.passes_run, timing.passes_reused = int(pages), int(passes or jobs), int(reused)
     return timing, output
 
 
@@ -302,12 +304,12 @@ def median(runs: list[Timing]) -> Timing:
 
 def report(tools: list[Tool]) -> None:
     print(f"{'tool':10} {'scenario':12} {'wall s':>8} {'range s':>13} {'cpu s':>8} {'cpu/wall':>8} {'rss MB':>8} "
-          f"{'pages':>7} {'jobs run':>9} {'reused':>7}")
+          f"{'pages':>7} {'passes run':>10} {'reused':>7}")
     for tool in tools:
         for scenario, t in tool.results.items():
             walls = [run.wall for run in tool.runs.get(scenario, [t])]
             spread = f"{min(walls):.2f}-{max(walls):.2f}" if len(walls) > 1 else ""
-            extra = f"{t.pages:>7} {t.jobs_run:>9} {t.jobs_reused:>7}" if t.pages is not None else ""
+            extra = f"{t.pages:>7} {t.passes_run:>10} {t.passes_reused:>7}" if t.pages is not None else ""
             print(f"{tool.name:10} {scenario:12} {t.wall:8.2f} {spread:>13} {t.cpu:8.2f} {t.cpu / t.wall:8.2f} "
                   f"{t.rss_mb:8.0f} {extra}")
     for other in tools[1:]:

@@ -184,7 +184,7 @@ def finish(
     processed.diagnostics, processed.unlisted_info = listing()
     if not processed.failures:
         counts = site_counts(rendered) if rendered is not None else {}
-        save_last(context.config, context.kind, stamp, len(processed.created_jobs) + processed.reused, counts)
+        save_last(context.config, context.kind, stamp, len(processed.created_passes) + processed.reused, counts)
 
 
 def load_render_code() -> None:
@@ -233,7 +233,7 @@ def memos_to_pack(processed: ProcessReport, specs: list[PassSpec]) -> list[tuple
     """(name, version) of the passes whose plan memo now lacks more result digests than the next plan
     would rather look up than pack (`job_reuse.PACK_FOUND`): the memo was saved before the jobs it
     names ran (a cold build's, every entry)."""
-    created = Counter(name for _, name in processed.created_jobs)
+    created = Counter(name for _, name in processed.created_passes)
     return [(spec.name, spec.version) for spec in specs if created[spec.name] > PACK_FOUND]
 
 
@@ -259,7 +259,7 @@ def list_diagnostics(
         if saved is not None:
             save_diagnostics(saved, stamp, diagnostics)
         return lambda: listed_for(diagnostics, context.info)
-    created = Counter(name for _, name in processed.created_jobs)
+    created = Counter(name for _, name in processed.created_passes)
     to_pack = [(spec.name, spec.version) for spec in context.specs if created[spec.name] > PACK_FOUND]
     stored = [(outputs.db, outputs.reporting()) for outputs in wiki.results.values()]  # a build's: StoredOutputs
     paths = {article.capture_id: article.path for article in wiki.articles}

@@ -86,13 +86,13 @@ def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_w
     config = make_wiki(WIKI, search=False)
     build_cache = BuildCache()
     first = build(config, workers=1, site=True, build_cache=build_cache)
-    jobs = job_ids(config)
+    jobs = job_pass_ids(config)
     (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
     read = []
     rows = plan.result_digests
     monkeypatch.setattr(plan, "result_digests", lambda conn, ids: read.extend(ids) or rows(conn, ids))
     second = build(config, workers=1, site=True, build_cache=build_cache)
-    assert read and set(read) == job_ids(config) - jobs  # only the results of the jobs the edit created
+    assert read and set(read) == job_pass_ids(config) - jobs  # only the results of the passes the edit ran
     kept = {a.path: a for a in first.process.wiki.articles}
     articles = second.process.wiki.articles
     assert [a is kept[a.path] for a in articles] == [a.path != "c.md" for a in articles]  # the edited one is read
@@ -119,9 +119,9 @@ def test_a_warm_build_takes_the_seeds_it_kept_and_writes_them_back_when_the_file
     assert load(config.state_dir / PAGE_SUMMARIES).known == build_cache.summaries
 
 
-def job_ids(config) -> set[int]:
+def job_pass_ids(config) -> set[int]:
     conn = open_store(config.state_db)
-    ids = {row[0] for row in conn.execute("SELECT id FROM processing_jobs")}
+    ids = {row[0] for row in conn.execute("SELECT id FROM job_passes")}  # the keys of their results
     conn.close()
     return ids
 
@@ -152,7 +152,7 @@ def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
     report = build(config, workers=1, site=True)
     assert report.site.written and not report.process.diagnostics
     conn = open_store(config.state_db)
-    names = [conn.execute("SELECT pass_name FROM processing_jobs WHERE id = ?", (job,)).fetchone()[0] for job in set(read)]
+    names = [conn.execute("SELECT pass_name FROM job_passes WHERE id = ?", (job,)).fetchone()[0] for job in set(read)]
     conn.close()
     counts = {name: names.count(name) for name in set(names)}
     # What every page shows of the others (titles, links, pairs) is in the seeds the last build kept, and a

@@ -54,13 +54,15 @@ def report_site(args, config, report) -> int:
 
 
 def summary_line(report) -> str:
-    """One line: pages written and unchanged, jobs run and reused, diagnostics (printed above), time."""
+    """One line: pages written and unchanged, jobs run (and their passes), passes reused, diagnostics (printed
+    above), time."""
     captured, processed, site = report.capture, report.process, report.site
     kept = f" ({site.from_kept} kept from the last builds)" if site.from_kept else ""
     put_back = f" ({site.put_back} put back from the state folder)" if site.put_back else ""
     return (
         f"pages {len(site.written)} written{kept}, {site.unchanged} unchanged{put_back}, {len(site.removed)} removed "
         f"({site.pages} pages, {site.redirects} redirects); files {captured.files} captured "
-        f"({len(captured.new)} new, {len(captured.removed)} removed); jobs {processed.work.done} run, "
-        f"{processed.reused} reused, {processed.work.failed} failed; {report.seconds:.2f}s"
+        f"({len(captured.new)} new, {len(captured.removed)} removed); jobs {processed.work.done} run "
+        f"({len(processed.created_passes)} passes), {processed.reused} passes reused, {processed.work.failed} failed; "
+        f"{report.seconds:.2f}s"
     )

@@ -69,7 +69,7 @@ def _job_dict(row, now: float) -> dict:
 
 
 def _job_line(row, now: float) -> str:
-    line = f"#{row['id']} {row['pass_name']} v{row['pass_version']} {row['path']} attempts {row['attempts']}/{row['max_attempts']}"
+    line = f"#{row['id']} {row['pass_name']} {row['path']} attempts {row['attempts']}/{row['max_attempts']}"
     if row["status"] == "failed" and row["next_retry_at"] and row["next_retry_at"] > now:
         line += f" retry in {row['next_retry_at'] - now:.0f}s"
     if row["last_error"]:
@@ -87,12 +87,26 @@ def run_show(args) -> int:
     for key, value in _job_dict(row, now).items():
         print(f"{key}: {value}")
     print(f"input_fingerprint: {row['input_fingerprint']}")
+    for line in _pass_lines(conn, args.id):
+        print(line)
     for attempt in conn.execute("SELECT * FROM job_attempts WHERE job_id = ? ORDER BY id", (args.id,)):
         print(
             f"attempt {attempt['attempt']}: {attempt['outcome'] or 'running'} by {attempt['worker']}"
             + (f" - {attempt['error']}" if attempt["error"] else "")
         )
     return 0
+
+
+def _pass_lines(conn, job_id: int) -> list[str]:
+    """Each pass the job runs: its version, fingerprint, and whether it has a result or its last failure."""
+    rows = conn.execute(
+        """SELECT p.pass_name, p.pass_version, p.input_fingerprint, r.id IS NOT NULL AS done,
+               (SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1) AS error
+           FROM job_passes p LEFT JOIN processing_results r ON r.job_id = p.id WHERE p.job_id = ? ORDER BY p.id""",
+        (job_id,),
+    )
+    return [f"pass {name} v{version} ({fingerprint[:12]}): " + ("done" if done else f"no result - {error}" if error
+            else "no result") for name, version, fingerprint, done, error in rows]  # fmt: skip
 
 
 def run_retry(args) -> int:

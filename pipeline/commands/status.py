@@ -8,8 +8,8 @@ from pipeline.commands.options import add_format, add_state, config_from
 from pipeline.storage.store import open_store
 
 TABLES = (
-    "captures", "capture_history", "attachment_captures", "processing_jobs", "job_attempts",
-    "processing_results", "result_fields", "result_digests",
+    "captures", "capture_history", "attachment_captures", "processing_jobs", "job_passes", "job_attempts",
+    "pass_failures", "processing_results", "result_fields", "result_digests",
 )  # fmt: skip
 
 

@@ -2,9 +2,10 @@
 
 For each current capture and each pass of a round, the planner asks the pass
 which slice of the wiki it reads (`select`), stores each part of that slice
-once by its hash (`job_inputs`), and fingerprints capture + slice. A job with
-that identity either exists already (its result is reused) or is created
-`pending`. Changing anything outside a job's slice therefore re-runs nothing.
+once by its hash (`job_inputs`), and fingerprints capture + slice. A job pass
+with that identity either exists already (its result is reused) or is created;
+a capture's new job passes of the round make one `pending` job, which runs them
+all. Changing anything outside a pass's slice therefore re-runs nothing.
 Where nothing a pass reads has changed since the last plan, that plan passes on
 its jobs and `select` is not called at all (`incremental/job_reuse.py`).
 """
@@ -30,6 +31,7 @@ from pipeline.storage.results import ResultFacts, StoredOutputs, keep_mentions
 from pipeline.storage.store import db_path, write
 
 
+MAX_ROWID = 2**63 - 1
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
 # A kept memo that entries were made again in (`Wiki.made`) is kept again once there are this many: each build in
 # the same read set makes those again, and keeping a memo of every article at each edit would cost more.
@@ -38,14 +40,16 @@ KEEP_AGAIN = 64
 
 @dataclass
 class Plan:
-    """The jobs of one round: pass name -> capture id -> job id.
+    """The job passes of one round: pass name -> capture id -> job pass id (its result's key: "job id" below
+    and in the result tables, where a job ran one pass before schema v17).
 
-    By pass, then capture: a round's jobs (one per pass and article) are looked up and handed on a pass at
-    a time, with no key made for each job.
+    By pass, then capture: a round's job passes (one per pass and article) are looked up and handed on a pass
+    at a time, with no key made for each.
     """
 
     jobs: dict[str, dict[int, int]] = field(default_factory=dict)
-    created: list[tuple[int, str]] = field(default_factory=list)  # (capture id, pass name) of new jobs
+    created: list[tuple[int, str]] = field(default_factory=list)  # (capture id, pass name) of new job passes
+    new_jobs: int = 0  # the jobs made to run them: one per capture that has some
 
     @property
     def reused(self) -> int:
@@ -116,6 +120,7 @@ def plan_round(
                 save_by_capture(conn, spec, wiki, reuse.by_capture[spec.name], reuse.current)
         existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
+        plan.new_jobs = len({capture_id for capture_id, *_ in missing})
         plan.jobs = reuse.jobs
         for row in rows:
             plan.jobs[row[1]][row[0]] = existing[row[:4]]
@@ -136,27 +141,45 @@ def plan_round(
 def _insert_jobs(
     conn: sqlite3.Connection, rows: list, blobs: dict, max_attempts: int, now: float
 ) -> tuple[dict, list]:
-    """Create the jobs of `rows` that do not exist, with their inputs; return (every row's identity ->
-    its job id, the rows created)."""
-    existing = _existing_jobs(conn, rows)
+    """Create the job passes of `rows` that do not exist, with their inputs, and a job for each capture to run
+    its new ones; return (every row's identity -> its job pass id, the rows created)."""
+    existing = _existing_passes(conn, rows)
     missing = [row for row in rows if row[:4] not in existing]
     # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
     # blob is some row's input, so when every job is new (a cold build) all are.
     needed = blobs.keys() if len(missing) == len(rows) else {
         sha for row in missing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
     conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
-    (before,) = conn.execute("SELECT ifnull(max(id), 0) FROM processing_jobs").fetchone()
-    conn.executemany(
+    by_capture: dict[int, list] = {}
+    for row in missing:  # a capture's rows, in the order planned: a job runs its passes in that order
+        by_capture.setdefault(row[0], []).append(row)
+    jobs = _new_ids(conn, "processing_jobs",
         """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
-               max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)""",
-        [row + (max_attempts, now) for row in missing],
-    )
-    (after,) = conn.execute("SELECT ifnull(max(id), 0) FROM processing_jobs").fetchone()
-    if after - before == len(missing):  # one id after another, in the order inserted: SQLite's usual ids
-        existing.update(zip((row[:4] for row in missing), range(before + 1, after + 1)))
-    elif missing:  # ids picked otherwise (the largest id taken): looked up, as a cold build's once were (slowly)
-        existing.update(_existing_jobs(conn, missing))
+               max_attempts, created_at) VALUES (?, ?, 0, ?, '{}', ?, ?)""",
+        [(capture_id, ",".join(row[1] for row in job_rows), _job_fingerprint(job_rows), max_attempts, now)
+         for capture_id, job_rows in by_capture.items()])  # fmt: skip
+    job_of = dict(zip(by_capture, jobs))
+    passes = _new_ids(conn, "job_passes",
+        """INSERT INTO job_passes (job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs)
+               VALUES (?, ?, ?, ?, ?, ?)""",
+        [(job_of[row[0]], *row) for row in missing])  # fmt: skip
+    existing.update(zip((row[:4] for row in missing), passes))
     return existing, missing
+
+
+def _new_ids(conn: sqlite3.Connection, table: str, insert: str, values: list[tuple]) -> list[int]:
+    """Insert `values` into `table` (in the caller's write transaction); return the new rows' ids, in order."""
+    (before,) = conn.execute(f"SELECT ifnull(max(id), 0) FROM {table}").fetchone()
+    if before + len(values) <= MAX_ROWID:  # SQLite gives each row the largest id so far plus one
+        conn.executemany(insert, values)
+        return list(range(before + 1, before + 1 + len(values)))
+    return [conn.execute(insert, value).lastrowid for value in values]  # it picks ids at random past the largest
+
+
+def _job_fingerprint(rows: list[tuple]) -> str:
+    """A job's identity beyond its capture: its passes' (name, version, fingerprint)."""
+    identities = "|".join(f"{name}:{version}:{digest}" for _, name, version, digest, _ in rows)
+    return hashlib.sha256(identities.encode()).hexdigest()
 
 
 @dataclass
@@ -271,22 +294,22 @@ def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, 
     return rows, blobs, touched
 
 
-def _existing_jobs(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, int]:
-    """(capture id, pass, version, fingerprint) -> job id of the jobs of `rows` that exist.
+def _existing_passes(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, int]:
+    """(capture id, pass, version, fingerprint) -> job pass id of the job passes of `rows` that exist.
 
-    The identities go to a temporary table joined with the jobs' unique index, so only the jobs
-    asked for are read: reading every job of each pass (one per article, more with each
+    The identities go to a temporary table joined with the job passes' unique index, so only those
+    asked for are read: reading every job pass of each pass (one per article, more with each
     change) cost a title change far more than looking up the identities it asks for.
     """
     conn.execute(
-        """CREATE TEMP TABLE IF NOT EXISTS wanted_jobs
+        """CREATE TEMP TABLE IF NOT EXISTS wanted_passes
                (capture_id INTEGER, pass_name TEXT, pass_version INTEGER, input_fingerprint TEXT)"""
     )
-    conn.execute("DELETE FROM wanted_jobs")
-    conn.executemany("INSERT INTO wanted_jobs VALUES (?, ?, ?, ?)", [row[:4] for row in rows])
+    conn.execute("DELETE FROM wanted_passes")
+    conn.executemany("INSERT INTO wanted_passes VALUES (?, ?, ?, ?)", [row[:4] for row in rows])
     found = conn.execute(
-        """SELECT w.capture_id, w.pass_name, w.pass_version, w.input_fingerprint, j.id FROM wanted_jobs w
-           JOIN processing_jobs j USING (capture_id, pass_name, pass_version, input_fingerprint)"""
+        """SELECT w.capture_id, w.pass_name, w.pass_version, w.input_fingerprint, p.id FROM wanted_passes w
+           JOIN job_passes p USING (capture_id, pass_name, pass_version, input_fingerprint)"""
     )
     return {tuple(row[:4]): row[4] for row in found}
 
@@ -335,14 +358,18 @@ def _digests_of(outputs: StoredOutputs, lazy: bool):
 
 
 def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, str]]:
-    """(path, pass name, last error) of the jobs of `plan` that ended failed.
+    """(path, pass name, last error) of the passes of `plan` whose job ended failed with no result for them.
 
     The failed jobs are found by the status index and kept when they are the plan's: asking for each
-    of the plan's jobs (in chunks) took longer, in every build.
+    of the plan's jobs (in chunks) took longer, in every build. A pass's error is its last failure's;
+    a job made before passes failed apart (schema v17) has only its own.
     """
     rows = conn.execute(
-        """SELECT j.id, j.capture_id, j.pass_name, c.path, j.last_error FROM processing_jobs j
-           JOIN captures c ON c.id = j.capture_id WHERE j.status = 'failed'"""
+        """SELECT p.id, p.capture_id, p.pass_name, c.path, ifnull(
+               (SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1),
+               j.last_error)
+           FROM processing_jobs j JOIN job_passes p ON p.job_id = j.id JOIN captures c ON c.id = j.capture_id
+           WHERE j.status = 'failed' AND NOT EXISTS (SELECT 1 FROM processing_results r WHERE r.job_id = p.id)"""
     )
-    return [(path, name, error) for job_id, capture_id, name, path, error in rows
-            if plan.jobs.get(name, {}).get(capture_id) == job_id]  # fmt: skip
+    return [(path, name, error) for pass_id, capture_id, name, path, error in rows
+            if plan.jobs.get(name, {}).get(capture_id) == pass_id]  # fmt: skip

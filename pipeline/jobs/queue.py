@@ -7,6 +7,11 @@ Completing and failing are fenced by the claim token: once a lease has
 expired and the job was recovered, the old claim can no longer finish it.
 Every claim is an attempt row, kept forever with its outcome.
 
+A job runs the passes of one round for one capture (`JobPass`), each writing its
+own result. A job whose passes all succeed is done; one where any fails is
+failed, its other passes' results kept, and a retry runs only the passes that
+have no result. Each pass failure is kept too (`pass_failures`).
+
 Planning (which jobs exist) lives in `pipeline.jobs.plan`; this module only moves
 jobs between states. Every function takes `now` so tests control the clock.
 """
@@ -38,24 +43,32 @@ _RNG = random.Random()
 
 
 @dataclass(frozen=True)
+class JobPass:
+    """One pass a job runs on its capture: the pass's identity and inputs, and the id its result is stored under."""
+
+    id: int
+    pass_name: str
+    pass_version: int
+    input_fingerprint: str
+    inputs: dict
+
+
+@dataclass(frozen=True)
 class ClaimedJob:
     """A job this worker holds; only `claim_token` lets it complete or fail it."""
 
     id: int
     capture_id: int
-    pass_name: str
-    pass_version: int
-    input_fingerprint: str
-    inputs: dict
+    passes: tuple[JobPass, ...]  # those without a result yet (a retried job's others have theirs)
     claim_token: str
     attempt: int
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What running a claimed job gave: an output to persist, or an error."""
+class PassOutcome:
+    """What running one pass of a claimed job gave: an output to persist, or an error."""
 
-    job: ClaimedJob
+    job_pass: JobPass
     output_json: str | None = None  # without its lazy fields
     lazy_json: tuple[tuple[str, str], ...] = ()  # (field, JSON) of each lazy field, stored beside the output
     diagnostics_json: str | None = None  # the output's diagnostics, when it has some, stored apart too
@@ -64,6 +77,32 @@ class Outcome:
     error_kind: str = "permanent"  # or "retryable"
     edit: dict | None = None  # an edit the output proposes or makes, sent to the event spool
     event_id: str | None = None  # the event the edit went out as, recorded with the result
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running a claimed job gave: its passes' outcomes, or an error of the job as a whole."""
+
+    job: ClaimedJob
+    passes: tuple[PassOutcome, ...] = ()
+    job_error: str | None = None  # the job could not run at all (its capture is missing)
+
+    @property
+    def failed(self) -> list[PassOutcome]:
+        return [outcome for outcome in self.passes if outcome.error is not None]
+
+    @property
+    def error(self) -> str | None:
+        """The job's error: its own, or its failed passes' (each named), or None when it is done."""
+        failed = self.failed
+        if self.job_error is not None or not failed:
+            return self.job_error
+        return "; ".join(f"{outcome.job_pass.pass_name}: {outcome.error}" for outcome in failed)
+
+    @property
+    def error_kind(self) -> str:
+        """Retryable when any failed pass may pass another time: a retry re-runs the job's failed passes only."""
+        return "retryable" if any(outcome.error_kind == "retryable" for outcome in self.failed) else "permanent"
 
 
 @dataclass(frozen=True)
@@ -78,7 +117,7 @@ class Backoff:
 
 
 def claim(conn: sqlite3.Connection, *, worker: str, limit: int, lease_seconds: float, now: float) -> list[ClaimedJob]:
-    """Atomically claim up to `limit` eligible jobs, oldest first."""
+    """Atomically claim up to `limit` eligible jobs, oldest first, each with its passes that have no result."""
     batch = secrets.token_hex(8)
     with write(conn):
         rows = conn.execute(
@@ -86,53 +125,50 @@ def claim(conn: sqlite3.Connection, *, worker: str, limit: int, lease_seconds: f
                 SET status = 'processing', attempts = attempts + 1, claim_token = :batch || '-' || id,
                     lease_expires_at = :lease, started_at = :now, finished_at = NULL, worker = :worker
                 WHERE id IN ({OLDEST_ELIGIBLE})
-                RETURNING id, capture_id, pass_name, pass_version, input_fingerprint, inputs, claim_token, attempts""",
+                RETURNING id, capture_id, claim_token, attempts""",
             {"batch": batch, "lease": now + lease_seconds, "now": now, "worker": worker, "limit": limit},
         ).fetchall()
         conn.executemany(
             "INSERT INTO job_attempts (job_id, attempt, claim_token, worker, started_at) VALUES (?, ?, ?, ?, ?)",
             [(r["id"], r["attempts"], r["claim_token"], worker, now) for r in rows],
         )
-    jobs = [
-        ClaimedJob(r["id"], r["capture_id"], r["pass_name"], r["pass_version"], r["input_fingerprint"],
-                   jsonio.loads(r["inputs"]), r["claim_token"], r["attempts"])
-        for r in rows
-    ]  # fmt: skip
+        passes = _passes_to_run(conn, [r["id"] for r in rows])
+    jobs = [ClaimedJob(r["id"], r["capture_id"], passes.get(r["id"], ()), r["claim_token"], r["attempts"])
+            for r in rows]  # fmt: skip
     return sorted(jobs, key=lambda job: job.id)
+
+
+def _passes_to_run(conn: sqlite3.Connection, job_ids: list[int]) -> dict[int, tuple[JobPass, ...]]:
+    """job id -> its passes without a result, in the order they were planned."""
+    found: dict[int, list[JobPass]] = {}
+    rows = conn.execute(
+        f"""SELECT p.job_id, p.id, p.pass_name, p.pass_version, p.input_fingerprint, p.inputs FROM job_passes p
+            WHERE p.job_id IN ({','.join('?' * len(job_ids))})
+                AND NOT EXISTS (SELECT 1 FROM processing_results r WHERE r.job_id = p.id) ORDER BY p.id""",
+        job_ids,
+    )
+    for job_id, pass_id, name, version, fingerprint, inputs in rows:
+        found.setdefault(job_id, []).append(JobPass(pass_id, name, version, fingerprint, jsonio.loads(inputs)))
+    return {job_id: tuple(passes) for job_id, passes in found.items()}
 
 
 def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, backoff: Backoff) -> tuple[list, list]:
     """Persist results and failures of claimed jobs; return (accepted ids, rejected ids).
 
     A job whose claim token no longer matches (its lease expired and it was
-    recovered) is rejected: nothing of it is written except the attempt.
+    recovered) is rejected: nothing of it is written except the attempt. An accepted
+    job's passes that did not fail keep their results, failed or not.
     """
     with write(conn):
         fenced = _fence_done(conn, [o for o in outcomes if o.error is None], now)
         fenced |= {o.job.id for o in outcomes if o.error is not None and _fence_failed(conn, o, now, backoff)}
         accepted = [o for o in outcomes if o.job.id in fenced]
         rejected = [o for o in outcomes if o.job.id not in fenced]
-        done = [o for o in accepted if o.error is None]
+        _persist(conn, [(o.job, p) for o in accepted for p in o.passes if p.error is None], now)
         conn.executemany(
-            """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
-                   input_fingerprint, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-            [(o.job.id, o.job.capture_id, o.job.pass_name, o.job.pass_version, o.contract_version,
-              o.job.input_fingerprint, o.output_json, now) for o in done],
-        )  # fmt: skip
-        conn.executemany(
-            "INSERT INTO result_digests (job_id, sha256, reports) VALUES (?, ?, ?)",
-            [(o.job.id, output_digest(o.output_json), SOME_DIAGNOSTIC in o.output_json) for o in done],
+            "INSERT INTO pass_failures (job_pass_id, claim_token, error, error_kind) VALUES (?, ?, ?, ?)",
+            [(p.job_pass.id, o.job.claim_token, p.error, p.error_kind) for o in accepted for p in o.failed],
         )
-        conn.executemany(
-            "INSERT INTO result_diagnostics (job_id, diagnostics) VALUES (?, ?)",
-            [(o.job.id, o.diagnostics_json) for o in done if o.diagnostics_json],
-        )
-        conn.executemany(
-            "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",
-            [(o.job.id, name, value) for o in done for name, value in o.lazy_json],
-        )
-        conn.executemany("INSERT OR IGNORE INTO sent_edits (event_id) VALUES (?)",
-                         [(o.event_id,) for o in done if o.event_id])  # fmt: skip
         conn.executemany(
             "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
             [(now, _attempted(o), o.error, o.error_kind if o.error else None, o.job.claim_token) for o in accepted],
@@ -142,6 +178,30 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
             [(o.job.id, o.job.claim_token, _attempted(o), o.error, now) for o in rejected],
         )
     return [o.job.id for o in accepted], [o.job.id for o in rejected]
+
+
+def _persist(conn: sqlite3.Connection, done: list[tuple[ClaimedJob, PassOutcome]], now: float) -> None:
+    """Write each pass's result (job, pass outcome): its output, digest, diagnostics, lazy fields and sent edit."""
+    conn.executemany(
+        """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+               input_fingerprint, output, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        [(p.job_pass.id, job.capture_id, p.job_pass.pass_name, p.job_pass.pass_version, p.contract_version,
+          p.job_pass.input_fingerprint, p.output_json, now) for job, p in done],
+    )  # fmt: skip
+    conn.executemany(
+        "INSERT INTO result_digests (job_id, sha256, reports) VALUES (?, ?, ?)",
+        [(p.job_pass.id, output_digest(p.output_json), SOME_DIAGNOSTIC in p.output_json) for _, p in done],
+    )
+    conn.executemany(
+        "INSERT INTO result_diagnostics (job_id, diagnostics) VALUES (?, ?)",
+        [(p.job_pass.id, p.diagnostics_json) for _, p in done if p.diagnostics_json],
+    )
+    conn.executemany(
+        "INSERT INTO result_fields (job_id, field, value) VALUES (?, ?, ?)",
+        [(p.job_pass.id, name, value) for _, p in done for name, value in p.lazy_json],
+    )
+    conn.executemany("INSERT OR IGNORE INTO sent_edits (event_id) VALUES (?)",
+                     [(p.event_id,) for _, p in done if p.event_id])  # fmt: skip
 
 
 def _attempted(outcome: Outcome) -> str:
@@ -247,10 +307,13 @@ def _ended(worker: str | None) -> bool:
     return False
 
 
-def held_leases(conn: sqlite3.Connection, ids: Container[int]) -> list[float]:
-    """When the lease on each job of `ids` that is still `processing` runs out."""
-    rows = conn.execute("SELECT id, lease_expires_at FROM processing_jobs WHERE status = 'processing'")
-    return [lease for job_id, lease in rows if job_id in ids]
+def held_leases(conn: sqlite3.Connection, pass_ids: Container[int]) -> list[float]:
+    """When the lease on each job still `processing` that runs a job pass of `pass_ids` runs out (once a job)."""
+    rows = conn.execute(
+        """SELECT j.id, j.lease_expires_at, p.id FROM processing_jobs j JOIN job_passes p ON p.job_id = j.id
+           WHERE j.status = 'processing'"""
+    )
+    return list({job_id: lease for job_id, lease, pass_id in rows if pass_id in pass_ids}.values())
 
 
 def retry(conn: sqlite3.Connection, ids: list[int] | None = None) -> list[int]:

@@ -34,8 +34,9 @@ from pipeline.storage.results import ResultFacts
 class ProcessReport:
     """Jobs planned and run over all rounds, and the results of the current captures."""
 
-    created_jobs: list[tuple[str, str]] = field(default_factory=list)  # (path, pass name) of new jobs
-    reused: int = 0
+    created_passes: list[tuple[str, str]] = field(default_factory=list)  # (path, pass name) of new job passes
+    created_jobs: int = 0  # the jobs made to run them (one per capture and round)
+    reused: int = 0  # job passes whose result (or job) was there
     work: WorkerReport = field(default_factory=WorkerReport)
     wiki: Wiki | None = None
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
@@ -52,7 +53,7 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
     wiki = Wiki(options=wiki_options(config, specs, [article.path for article in articles]), articles=articles,
                 attachments=attachment_hashes(conn))  # fmt: skip
     first = rounds(specs)[0]
-    return len(plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).created)
+    return plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).new_jobs
 
 
 def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] | None = None) -> ProcessReport:
@@ -89,7 +90,8 @@ def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] 
             release_outputs(wiki, planned_rounds[number:])
             if count > 1:  # the workers forked next start from this process's pages; else they are used again
                 give_back_memory()  # (given back after an edit's rounds instead, the workers fault far more pages in)
-        report.created_jobs += [(paths[capture_id], name) for capture_id, name in plan.created]
+        report.created_passes += [(paths[capture_id], name) for capture_id, name in plan.created]
+        report.created_jobs += plan.new_jobs
         report.reused += plan.reused
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         used.update(plan.job_ids())  # the build's jobs so far: the earlier rounds' have all ended

@@ -1,9 +1,10 @@
 """Workers: claim -> read -> process -> validate -> persist -> complete.
 
 One worker loops over batches: it claims jobs, reads each job's capture and
-inputs, runs the pass, checks the output against the pass's contract, and
-persists results and failures in one fenced transaction. Any exception or
-invalid output fails that job only. `run_workers` starts N processes that
+inputs, runs each of the job's passes, checks each output against its pass's
+contract, and persists results and failures in one fenced transaction. Any
+exception or invalid output fails that pass only (and so its job, whose other
+passes keep their results). `run_workers` starts N processes that
 drain the same queue; SQLite's write lock and the claim tokens keep them apart;
 `run_plan` also waits for the jobs of a build another live process holds.
 """
@@ -21,7 +22,8 @@ from pipeline.config import Config
 from pipeline.content.capture import load_articles
 from pipeline.errors import UserError
 from pipeline.jobs.queue import (
-    Backoff, ClaimedJob, Outcome, claim, finish, has_work, held_leases, recover_stale, release, worker_name,
+    Backoff, ClaimedJob, JobPass, Outcome, PassOutcome, claim, finish, has_work, held_leases, recover_stale, release,
+    worker_name,
 )  # fmt: skip
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
 from pipeline.markdown.code import load_highlighter
@@ -101,7 +103,7 @@ class Worker:
 
     def process_batch(self, jobs: list[ClaimedJob], report: WorkerReport, clock=time.time) -> None:
         articles = {a.capture_id: a for a in load_articles(self.conn, sorted({j.capture_id for j in jobs}))}
-        self.fetch_inputs(sha for job in jobs for sha in job.inputs.values())
+        self.fetch_inputs(sha for job in jobs for job_pass in job.passes for sha in job_pass.inputs.values())
         outcomes = [self.process(job, articles.get(job.capture_id)) for job in jobs]
         # Events go to the spool before the jobs complete: a crash in between re-runs the job,
         # which re-sends the same event_id, and the drain keeps one (at least once, deduplicated).
@@ -120,48 +122,53 @@ class Worker:
         report.batches += 1
 
     def process(self, job: ClaimedJob, article) -> Outcome:
-        spec = self.specs.get((job.pass_name, job.pass_version))
-        if spec is None:
-            return Outcome(job, error=f"pass {job.pass_name} v{job.pass_version} is not registered")
+        """Run each pass of `job` on its capture (one after another: they share the article's parse)."""
         if article is None:
-            return Outcome(job, error=f"capture {job.capture_id} not found")
+            return Outcome(job, job_error=f"capture {job.capture_id} not found")
+        return Outcome(job, tuple(self.run_pass(job_pass, article) for job_pass in job.passes))
+
+    def run_pass(self, job_pass: JobPass, article) -> PassOutcome:
+        spec = self.specs.get((job_pass.pass_name, job_pass.pass_version))
+        if spec is None:
+            return PassOutcome(job_pass, error=f"pass {job_pass.pass_name} v{job_pass.pass_version} is not registered")
         try:
-            output = spec.call(article, self.read_inputs(job.inputs))
+            output = spec.call(article, self.read_inputs(job_pass.inputs))
         except RetryableError as exc:
-            return Outcome(job, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
+            return PassOutcome(job_pass, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
         except TRANSIENT as exc:
-            return Outcome(job, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
-        except Exception as exc:  # a pass bug fails this job only
-            return Outcome(job, error=f"{type(exc).__name__}: {exc}")
+            return PassOutcome(job_pass, error=f"{type(exc).__name__}: {exc}", error_kind="retryable")
+        except Exception as exc:  # a pass bug fails this pass only
+            return PassOutcome(job_pass, error=f"{type(exc).__name__}: {exc}")
         try:
             spec.validate(output)
             lazy_json = tuple((name, jsonio.dumps(output.pop(name))) for name in spec.lazy_fields if name in output)
             output_json = jsonio.dumps(output)
             diagnostics_json = jsonio.dumps(output["diagnostics"]) if output.get("diagnostics") else None
         except (ValueError, TypeError) as exc:  # JsonSchemaValueException is a ValueError
-            return Outcome(job, error=f"output breaks the {spec.name} contract: {exc}")
-        return Outcome(job, output_json=output_json, lazy_json=lazy_json, contract_version=spec.contract_version,
-                       diagnostics_json=diagnostics_json, edit=output.get("edit"))  # fmt: skip
+            return PassOutcome(job_pass, error=f"output breaks the {spec.name} contract: {exc}")
+        return PassOutcome(job_pass, output_json=output_json, lazy_json=lazy_json, diagnostics_json=diagnostics_json,
+                           contract_version=spec.contract_version, edit=output.get("edit"))  # fmt: skip
 
     def send_edits(self, outcomes: list[Outcome], articles: dict) -> list[Outcome]:
         """Hand each proposed edit to the spool as an event, unless a completed job sent it already;
-        return the outcomes, each edit's with its event id (recorded with its result).
+        return the outcomes, each edit's pass outcome with its event id (recorded with its result).
 
         The same pass version proposing the same edit of the same bytes is one event, whatever
-        else its inputs held: after a title change every mentions job runs again, and most
+        else its inputs held: after a title change every mentions pass runs again, and most
         propose what they did before. A batch's new events go out together, the spool's queue
         folder synced once for all (in a big wiki, one fsync per event was a large part of a title
         change's work, and of a cold build's workers').
         """
-        outcomes = [replace(o, event_id=_event_id(o, articles[o.job.capture_id])) if o.edit else o for o in outcomes]
-        wanted = [outcome.event_id for outcome in outcomes if outcome.event_id]
+        outcomes = [replace(o, passes=tuple(_with_event_id(p, articles[o.job.capture_id]) for p in o.passes))
+                    if any(p.edit for p in o.passes) else o for o in outcomes]  # fmt: skip
+        edits = [(p, articles[o.job.capture_id]) for o in outcomes for p in o.passes if p.event_id]
         sql = "SELECT event_id FROM sent_edits WHERE event_id IN ({ids})"
-        sent = {event_id for event_id, in rows_for_ids(self.conn, sql, wanted)}
-        # One event per id, should two jobs of the batch propose the same edit.
-        new = {o.event_id: o for o in outcomes if o.event_id and o.event_id not in sent}
+        sent = {event_id for event_id, in rows_for_ids(self.conn, sql, [p.event_id for p, _ in edits])}
+        # One event per id, should two passes of the batch propose the same edit.
+        new = {p.event_id: (p, article) for p, article in edits if p.event_id not in sent}
         if new:
             keep_schema_in(self.config.state_dir / COMPILED_CONTRACTS)  # not compiled again by each build
-            enqueue_all([_edit_event(o, articles[o.job.capture_id]) for o in new.values()], self.config.spool_dir)
+            enqueue_all([_edit_event(p, article) for p, article in new.values()], self.config.spool_dir)
         return outcomes
 
     def read_inputs(self, shas: dict[str, str]) -> dict:
@@ -186,18 +193,23 @@ class Worker:
         self.conn.close()
 
 
-def _edit_event(outcome: Outcome, article) -> dict:
-    job, edit = outcome.job, outcome.edit
+def _with_event_id(outcome: PassOutcome, article) -> PassOutcome:
+    return replace(outcome, event_id=_event_id(outcome, article)) if outcome.edit else outcome
+
+
+def _edit_event(outcome: PassOutcome, article) -> dict:
+    job_pass, edit = outcome.job_pass, outcome.edit
     return edit_event(
-        article.path, job.pass_name, str(job.pass_version), article.sha256, edit["edited_sha256"], edit["diff"],
-        applied=edit["applied"], event_id=outcome.event_id,
+        article.path, job_pass.pass_name, str(job_pass.pass_version), article.sha256, edit["edited_sha256"],
+        edit["diff"], applied=edit["applied"], event_id=outcome.event_id,
     )  # fmt: skip
 
 
-def _event_id(outcome: Outcome, article) -> str:
+def _event_id(outcome: PassOutcome, article) -> str:
     """What the edit is: the pass version, the bytes it edits and those it makes, and whether it is applied."""
-    job, edit = outcome.job, outcome.edit
-    identity = (job.pass_name, job.pass_version, article.path, article.sha256, edit["edited_sha256"], edit["applied"])
+    job_pass, edit = outcome.job_pass, outcome.edit
+    identity = (job_pass.pass_name, job_pass.pass_version, article.path, article.sha256, edit["edited_sha256"],
+                edit["applied"])  # fmt: skip
     return "edit-" + hashlib.sha256("|".join(map(str, identity)).encode()).hexdigest()[:32]
 
 

@@ -23,6 +23,23 @@ def _immutable(table: str) -> str:
     """
 
 
+def _results_table(name: str, jobs: str) -> str:
+    """The results table as `name`, each result the result of a row of `jobs` (a job; since v17, a job pass)."""
+    return f"""
+    CREATE TABLE {name} (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL UNIQUE REFERENCES {jobs}(id),
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        contract_version INTEGER NOT NULL,
+        input_fingerprint TEXT NOT NULL,
+        output TEXT NOT NULL,             -- JSON, valid against the pass's contract
+        created_at REAL NOT NULL
+    );
+    """
+
+
 SCHEMA_V1 = (
     """
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -112,17 +129,9 @@ SCHEMA_V1 = (
         at REAL NOT NULL
     );
 
-    CREATE TABLE processing_results (
-        id INTEGER PRIMARY KEY,
-        job_id INTEGER NOT NULL UNIQUE REFERENCES processing_jobs(id),
-        capture_id INTEGER NOT NULL REFERENCES captures(id),
-        pass_name TEXT NOT NULL,
-        pass_version INTEGER NOT NULL,
-        contract_version INTEGER NOT NULL,
-        input_fingerprint TEXT NOT NULL,
-        output TEXT NOT NULL,             -- JSON, valid against the pass's contract
-        created_at REAL NOT NULL
-    );
+    """
+    + _results_table("processing_results", "processing_jobs")
+    + """
     CREATE INDEX processing_results_capture ON processing_results (capture_id, pass_name);
     """
     + _immutable("captures")
@@ -376,9 +385,59 @@ SCHEMA_V16 = (
     + _no_replace("attachment_captures", "id = NEW.id")
 )
 
+# v17: one job per capture and round (issue 43): a job runs the passes of one round for one capture, each a
+# row of `job_passes`, whose id the pass's result is stored under (the result tables' `job_id` names it). A
+# job made from v17 on names its passes in `pass_name` (comma-separated), with `pass_version` 0 and
+# `input_fingerprint` a digest of its passes' identities; its own `inputs` is empty. A job made before
+# v17 ran one pass: it becomes a job with that one pass, under the job's id. `pass_failures` keeps each
+# failure of a pass, by attempt (its claim token): a job fails when any of its passes does, and its
+# passes that did not fail keep their results.
+SCHEMA_V17 = (
+    """
+    CREATE TABLE job_passes (
+        id INTEGER PRIMARY KEY,
+        job_id INTEGER NOT NULL REFERENCES processing_jobs(id),
+        capture_id INTEGER NOT NULL REFERENCES captures(id),
+        pass_name TEXT NOT NULL,
+        pass_version INTEGER NOT NULL,
+        input_fingerprint TEXT NOT NULL,
+        inputs TEXT NOT NULL,             -- JSON: input name -> job_inputs.sha256
+        UNIQUE (capture_id, pass_name, pass_version, input_fingerprint)
+    );
+    CREATE INDEX job_passes_job ON job_passes (job_id);
+    INSERT INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs)
+        SELECT id, id, capture_id, pass_name, pass_version, input_fingerprint, inputs FROM processing_jobs;
+    CREATE TABLE pass_failures (
+        id INTEGER PRIMARY KEY,
+        job_pass_id INTEGER NOT NULL REFERENCES job_passes(id),
+        claim_token TEXT NOT NULL,        -- the attempt's (job_attempts.claim_token)
+        error TEXT NOT NULL,
+        error_kind TEXT NOT NULL CHECK (error_kind IN ('retryable', 'permanent'))
+    );
+    CREATE INDEX pass_failures_pass ON pass_failures (job_pass_id, id);
+
+    -- A result is a job pass's: the table made again with its key referring to job_passes (SQLite cannot
+    -- change a key's reference in place; `store.migrate` turns foreign keys off meanwhile).
+    """
+    + _results_table("processing_results_v17", "job_passes")
+    + """
+    INSERT INTO processing_results_v17 SELECT * FROM processing_results;
+    DROP TABLE processing_results;
+    ALTER TABLE processing_results_v17 RENAME TO processing_results;
+    CREATE INDEX processing_results_capture ON processing_results (capture_id, pass_name);
+    """
+    + _immutable("processing_results")
+    + _no_replace("processing_results", "id = NEW.id", "job_id = NEW.job_id")
+    + _immutable("job_passes")
+    + _no_replace("job_passes", "id = NEW.id", "capture_id = NEW.capture_id AND pass_name = NEW.pass_name AND "
+                  "pass_version = NEW.pass_version AND input_fingerprint = NEW.input_fingerprint")
+    + _immutable("pass_failures")
+    + _no_replace("pass_failures", "id = NEW.id")
+)
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10,
-    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15, SCHEMA_V16,
+    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15, SCHEMA_V16, SCHEMA_V17,
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

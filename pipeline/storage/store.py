@@ -135,17 +135,28 @@ def output_digest(output: str) -> str:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every forward migration the database has not seen; return the new version."""
-    with write(conn):
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise UserError(
-                f"state database schema v{version} is newer than this pipeline (v{SCHEMA_VERSION}); upgrade pipeline"
-            )
-        for number in range(version, SCHEMA_VERSION):
-            for statement in _statements(MIGRATIONS[number]):
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    """Apply every forward migration the database has not seen; return the new version.
+
+    Foreign keys are off while migrating, as SQLite's way of making a table again asks (v17 does), and
+    checked before the migration commits: a broken reference rolls it back whole."""
+    conn.execute("PRAGMA foreign_keys = OFF")  # outside the transaction: SQLite ignores it inside one
+    try:
+        with write(conn):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UserError(
+                    f"state database schema v{version} is newer than this pipeline (v{SCHEMA_VERSION}); upgrade pipeline"
+                )
+            for number in range(version, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[number]):
+                    conn.execute(statement)
+            broken = conn.execute("PRAGMA foreign_key_check").fetchone() if version < SCHEMA_VERSION else None
+            if broken is not None:
+                raise UserError(f"state database: migrating to v{SCHEMA_VERSION} would break a reference of "
+                                f"{broken[0]} (row {broken[1]}); nothing was changed")  # fmt: skip
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
     return SCHEMA_VERSION
 
 

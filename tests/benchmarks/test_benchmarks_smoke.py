@@ -50,15 +50,15 @@ def test_runner_times_every_scenario(tmp_path, capsys):
     (tool,) = run.run_size(50, tmp_path, hugo=False, mkdocs=False)
     results = tool.results
     assert list(results) == list(run.SCENARIOS)
-    assert results["cold"].jobs_run > 0 and results["cold"].pages > 50
-    assert results["no-change"].jobs_run == 0 and results["no-change"].pages == 0
-    assert 0 < results["edit-body"].jobs_run < results["cold"].jobs_run
-    assert results["edit-link"].jobs_run == results["edit-body"].jobs_run  # the edited article's own
+    assert results["cold"].passes_run > 0 and results["cold"].pages > 50
+    assert results["no-change"].passes_run == 0 and results["no-change"].pages == 0
+    assert 0 < results["edit-body"].passes_run < results["cold"].passes_run
+    assert results["edit-link"].passes_run == results["edit-body"].passes_run  # the edited article's own
     assert results["edit-link"].pages > results["edit-body"].pages  # and the linked page's "What links here"
-    assert results["edit-title"].jobs_run > results["edit-body"].jobs_run  # links to it, prose naming it
+    assert results["edit-title"].passes_run > results["edit-body"].passes_run  # links to it, prose naming it
     assert results["add-article"].pages >= 1
     # The emptied output folder put back from the state folder: nothing changed since, nothing to write.
-    assert results["ci"].jobs_run == 0 and results["ci"].pages == 0 and (tool.out / "index.html").is_file()
+    assert results["ci"].passes_run == 0 and results["ci"].pages == 0 and (tool.out / "index.html").is_file()
     run.report([tool])
     assert "no-change" in capsys.readouterr().out
 
@@ -69,7 +69,7 @@ def test_a_repeated_run_makes_each_rebuild_again_each_tool_first_in_turn(tmp_pat
 
     def recording(command, cwd, env=None):
         timing, output = timed(command, cwd, env)
-        order.append(("baseline" if "-baseline" in " ".join(command) else "pipeline", timing.jobs_run))
+        order.append(("baseline" if "-baseline" in " ".join(command) else "pipeline", timing.passes_run))
         return timing, output
 
     monkeypatch.setattr(run, "timed", recording)
@@ -80,7 +80,7 @@ def test_a_repeated_run_makes_each_rebuild_again_each_tool_first_in_turn(tmp_pat
     pipeline = tools[0]
     assert [len(pipeline.runs[scenario]) for scenario in run.SCENARIOS] == [1, 2, 2, 2, 2, 2, 2]
     for scenario in ("edit-body", "edit-link", "edit-title", "add-article"):  # each repeat another change
-        assert all(timing.jobs_run > 0 for timing in pipeline.runs[scenario]), scenario
+        assert all(timing.passes_run > 0 for timing in pipeline.runs[scenario]), scenario
     walls = sorted(timing.wall for timing in pipeline.runs["edit-body"])
     assert pipeline.results["edit-body"].wall == walls[0]  # the median: of two, the faster
     capsys.readouterr()
@@ -106,14 +106,17 @@ def test_baseline_and_queue_throughput(tmp_path):
     files, seconds = baseline.render_all(tmp_path / "wiki")
     assert files >= 20 and seconds > 0
     (tmp_path / "queue").mkdir()
-    done, seconds = queue_throughput.measure(200, 64, tmp_path / "queue")
-    assert done == 200 and seconds > 0
+    done, results, seconds = queue_throughput.measure(200, 64, tmp_path / "queue")
+    assert done == results == 200 and seconds > 0
+    (tmp_path / "queue-3").mkdir()
+    done, results, seconds = queue_throughput.measure(100, 64, tmp_path / "queue-3", passes=3)
+    assert (done, results) == (100, 300) and seconds > 0  # a job per capture, a result per pass
 
 
 def test_runner_times_a_baseline_checkout_side_by_side(tmp_path, capsys):
     tools = run.run_size(20, tmp_path, hugo=False, mkdocs=False, baseline=REPO)
     assert [tool.name for tool in tools] == ["pipeline", "baseline"]
-    assert tools[1].results["cold"].jobs_run == tools[0].results["cold"].jobs_run  # the same code, the same work
+    assert tools[1].results["cold"].passes_run == tools[0].results["cold"].passes_run  # the same code, the same work
     assert (tmp_path / "n20" / "site-baseline" / "index.html").is_file()
     run.report(tools)
     assert "pipeline / baseline cold:" in capsys.readouterr().out

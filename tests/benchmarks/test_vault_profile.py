@@ -148,14 +148,14 @@ def test_runner_times_every_scenario_on_the_vault(tmp_path, capsys):
     assert "links: obsidian" in (tmp_path / "vault-n38" / "wiki.yaml").read_text()
     results = tool.results
     assert list(results) == list(run.SCENARIOS)
-    assert results["cold"].jobs_run > 0 and results["cold"].pages > 38
-    assert results["no-change"].jobs_run == 0 and results["no-change"].pages == 0
-    assert 0 < results["edit-body"].jobs_run < results["cold"].jobs_run
+    assert results["cold"].passes_run > 0 and results["cold"].pages > 38
+    assert results["no-change"].passes_run == 0 and results["no-change"].pages == 0
+    assert 0 < results["edit-body"].passes_run < results["cold"].passes_run
     assert results["edit-link"].pages > results["edit-body"].pages  # the linked note's "What links here" too
-    assert results["edit-title"].jobs_run >= results["edit-body"].jobs_run
+    assert results["edit-title"].passes_run >= results["edit-body"].passes_run
     assert results["add-article"].pages >= 1
     # The emptied output folder put back from the state folder: nothing changed since, nothing to write.
-    assert results["ci"].jobs_run == 0 and results["ci"].pages == 0 and (tool.out / "index.html").is_file()
+    assert results["ci"].passes_run == 0 and results["ci"].pages == 0 and (tool.out / "index.html").is_file()
     capsys.readouterr()
     run.report([tool])
     out = capsys.readouterr().out

@@ -80,7 +80,8 @@ def test_capture_work_status_jobs(wiki, capsys):
     assert listing["done"] and not listing["failed-terminal"]
     job_id = listing["done"][0]["id"]
     assert main(["jobs", "show", str(job_id), *args]) == 0
-    assert "attempt 1: done" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "attempt 1: done" in shown and "pass metadata v" in shown and "): done" in shown
     assert main(["jobs", "retry", "--failed", *args]) == 0
     assert "0 job(s) back to pending" in capsys.readouterr().out
     assert main(["jobs", "recover", "--stale-after", "0", *args]) == 0

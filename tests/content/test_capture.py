@@ -22,15 +22,16 @@ def _capture(config):
     return conn, capture_content(conn, config)
 
 
-def test_one_capture_creates_one_pending_job_per_pass(make_wiki):
+def test_one_capture_creates_one_pending_job_that_runs_each_pass_of_the_first_round(make_wiki):
     config = make_wiki({"a.md": GOOD})
     conn, report = _capture(config)
     planned = plan_captures(conn, config, passes_for(config))
     first_round = rounds(passes_for(config))[0]
-    jobs = conn.execute("SELECT pass_name, status, input_fingerprint FROM processing_jobs").fetchall()
-    assert planned == len(first_round) == len(jobs)
-    assert sorted(j["pass_name"] for j in jobs) == sorted(s.name for s in first_round)
-    assert {j["status"] for j in jobs} == {"pending"}
+    (job,) = conn.execute("SELECT id, pass_name, status FROM processing_jobs").fetchall()
+    passes = conn.execute("SELECT pass_name, job_id FROM job_passes ORDER BY id").fetchall()
+    assert planned == 1 and job["status"] == "pending"
+    assert [p["pass_name"] for p in passes] == [s.name for s in first_round] == job["pass_name"].split(",")
+    assert {p["job_id"] for p in passes} == {job["id"]}
 
 
 def test_capturing_the_same_bytes_again_changes_nothing(make_wiki):

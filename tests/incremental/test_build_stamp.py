@@ -26,7 +26,7 @@ def test_unchanged_build_is_skipped_with_the_same_report(make_wiki):
     assert not first.process.skipped and second.process.skipped
     assert second.process.diagnostics == first.process.diagnostics and second.process.diagnostics
     assert second.site.written == [] and second.site.pages == first.site.pages
-    assert second.process.reused == len(first.process.created_jobs)
+    assert second.process.reused == len(first.process.created_passes)
 
 
 def test_any_input_change_runs_the_build(make_wiki, tmp_path):

@@ -95,7 +95,7 @@ def test_a_memo_holds_the_results_of_the_jobs_it_lends(make_wiki, monkeypatch):
         asked = sum(ids.count(",") + 1 for ids in lookups)
         # Looked up alone: the results of the jobs this build made, and of those the last one made (its memo
         # was saved before they ran); a memo holds the results of all older ones. A cold memo is all new jobs.
-        made = len(reports[-1].process.created_jobs) + len(reports[-2].process.created_jobs)
+        made = len(reports[-1].process.created_passes) + len(reports[-2].process.created_passes)
         assert asked == made
     assert reports[-1].process.reused > asked  # the memo's lent jobs came with their results
 
@@ -112,7 +112,7 @@ def test_a_memo_made_in_a_new_world_holds_the_results_of_the_jobs_that_existed(m
     conn.close()
     assert len(parts) == 1
     captures, _, jobs, shas, _ = json.loads(parts[0][0])
-    made = [path for path, name in report.process.created_jobs if name == "wikilinks"]
+    made = [path for path, name in report.process.created_passes if name == "wikilinks"]
     # Only the jobs this plan made had no result when it was saved; the others' came with them.
     assert 0 < len(made) < len(captures) and shas.count(None) == len(made)
 
@@ -173,7 +173,7 @@ def _assert_lent_plans_are_full_plans(config, steps, build_cache_for=lambda step
         reused = build(config, workers=1, build_cache=build_cache_for(step))
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
-    assert full.process.created_jobs == []
+    assert full.process.created_passes == []
     assert results_by_path(full) == results_by_path(reused)
 
 
@@ -198,7 +198,7 @@ def test_a_heading_change_selects_wikilinks_again_only_for_links_into_that_page(
     (config.content_dir / "p3.md").write_text(files["p3.md"].replace("## Top", "## Summit"))
     report = build(config, workers=1)
     assert sorted(calls) == ["p3.md", "q.md"]  # q links to one of p3's headings; the others' slices hold none
-    assert ("q.md", "wikilinks") in report.process.created_jobs  # [[p3#top]] is a broken anchor now
+    assert ("q.md", "wikilinks") in report.process.created_passes  # [[p3#top]] is a broken anchor now
     calls.clear()
     (config.content_dir / "p5.md").write_text(files["p5.md"] + "\n## More\n")
     build(config, workers=1)
@@ -290,7 +290,7 @@ def test_a_kept_cache_learns_nothing_from_a_plan_that_was_rolled_back(make_wiki,
     reused = build(config, workers=1, build_cache=build_cache)  # new jobs take the ids the rolled-back ones had
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
-    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(reused)
+    assert full.process.created_passes == [] and results_by_path(full) == results_by_path(reused)
 
 
 def test_what_articles_read_for_themselves_is_found_for_all_of_them_at_once(make_wiki, monkeypatch):

@@ -45,7 +45,7 @@ def test_an_edit_derives_the_claim_of_the_edited_capture_alone(make_wiki, monkey
     # What the pairing pass made of the kept claims is what it makes of claims derived from nothing.
     forget_plans(config.state_db)
     full = build(config, workers=1, reuse=False)
-    assert full.process.created_jobs == [] and results_by_path(full) == results_by_path(reused)
+    assert full.process.created_passes == [] and results_by_path(full) == results_by_path(reused)
     assert len(derived) == 1 + len(FILES)
 
 

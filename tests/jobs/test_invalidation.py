@@ -22,7 +22,7 @@ def wiki(make_wiki):
     def rebuild(**changes):
         for path, text in changes.items():
             (config.content_dir / path).write_text(text)
-        return set(build(config, workers=1).process.created_jobs)
+        return set(build(config, workers=1).process.created_passes)
 
     return config, rebuild
 

@@ -13,10 +13,11 @@ FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}
 
 
 def _jobs(config):
+    """(path, pass, fingerprint) of each job pass, in the order made."""
     conn = open_store(config.state_db)
     rows = conn.execute(
-        "SELECT c.path, j.pass_name, j.input_fingerprint FROM processing_jobs j JOIN captures c ON c.id = j.capture_id "
-        "ORDER BY j.id"
+        "SELECT c.path, p.pass_name, p.input_fingerprint FROM job_passes p JOIN captures c ON c.id = p.capture_id "
+        "ORDER BY p.id"
     )
     return [tuple(row) for row in rows]
 
@@ -50,7 +51,7 @@ def test_a_page_is_stored_once_and_referred_to_by_the_html_job_input_and_result(
     conn = open_store(config.state_db)
     try:
         inputs, output = conn.execute(
-            "SELECT j.inputs, f.value FROM processing_jobs j JOIN captures c ON c.id = j.capture_id "
+            "SELECT j.inputs, f.value FROM job_passes j JOIN captures c ON c.id = j.capture_id "
             "JOIN result_fields f ON f.job_id = j.id WHERE j.pass_name = 'html' AND c.path = 'a.md' AND f.field = 'html'"
         ).fetchone()
         blob = conn.execute("SELECT json FROM job_inputs WHERE sha256 = ?", (json.loads(inputs)["markup"],)).fetchone()[0]
@@ -76,17 +77,17 @@ def test_the_slice_hasher_unpins_what_only_it_holds():
         hasher.sweep()
 
 
-def test_existing_jobs_are_found_by_their_identity_and_no_others_are_read(make_wiki):
-    """A replan asks for the jobs it needs; reading every job of each pass grew with every change ever made."""
+def test_existing_job_passes_are_found_by_their_identity_and_no_others_are_read(make_wiki):
+    """A replan asks for the job passes it needs; reading every one of each pass grew with every change ever made."""
     config = make_wiki(FILES, search=False)
     build(config, workers=1)
     conn = open_store(config.state_db)
     try:
         jobs = [tuple(row) for row in conn.execute(
-            "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM processing_jobs ORDER BY id")]
+            "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM job_passes ORDER BY id")]
         asked = [job[:4] for job in jobs[::7]] + [(jobs[0][0], jobs[0][1], jobs[0][2], "not-a-fingerprint")]
         with write(conn):
-            found = planning._existing_jobs(conn, asked)
+            found = planning._existing_passes(conn, asked)
     finally:
         conn.close()
     assert len(jobs) > 2 * len(found) > 0
@@ -96,19 +97,27 @@ def test_existing_jobs_are_found_by_their_identity_and_no_others_are_read(make_w
 @pytest.mark.parametrize("largest", [None, 2**63 - 1])
 def test_new_jobs_are_known_by_the_ids_the_store_gave_them(tmp_path, largest):
     """Counted on from the largest id before (SQLite's usual ids), else, when the largest id is taken and
-    SQLite picks others, looked up."""
+    SQLite picks others, asked for row by row. A capture's new passes make one job."""
     conn = open_store(tmp_path / "state.db")
     with write(conn):
         conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
+        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('b.md', 'y', 'file', 0, 'now')")
         if largest is not None:
             conn.execute("INSERT INTO processing_jobs (id, capture_id, pass_name, pass_version, input_fingerprint, "
                          "max_attempts, created_at) VALUES (?, 1, 'old', 1, 'f', 3, 0)", (largest,))  # fmt: skip
-        rows = [(1, name, 1, f"fp-{name}", "{}") for name in ("p", "q", "r")]
+            conn.execute("INSERT INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, "
+                         "inputs) VALUES (?, ?, 1, 'old', 1, 'f', '{}')", (largest, largest))  # fmt: skip
+        rows = [(capture, name, 1, f"fp-{name}", "{}") for capture, name in ((1, "p"), (1, "q"), (2, "p"), (1, "r"))]
         existing, missing = planning._insert_jobs(conn, rows, {}, 3, 0.0)
     stored = {tuple(row[:4]): row[4] for row in conn.execute(
-        "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM processing_jobs WHERE pass_name != 'old'")}
+        "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM job_passes WHERE pass_name != 'old'")}
+    jobs: dict[tuple, list] = {}
+    for capture, names, name in conn.execute("SELECT j.capture_id, j.pass_name, p.pass_name FROM processing_jobs j "
+                                             "JOIN job_passes p ON p.job_id = j.id WHERE j.pass_name != 'old'"):
+        jobs.setdefault((capture, names), []).append(name)
     conn.close()
-    assert existing == stored and len(stored) == len(missing) == 3
+    assert existing == stored and len(stored) == len(missing) == 4
+    assert {job: sorted(names) for job, names in jobs.items()} == {(1, "p,q,r"): ["p", "q", "r"], (2, "p"): ["p"]}
 
 
 def test_a_rounds_new_jobs_are_made_article_by_article_in_pass_order(make_wiki):
@@ -127,6 +136,10 @@ def test_a_rounds_new_jobs_are_made_article_by_article_in_pass_order(make_wiki):
 
     build(config, workers=1)
     cold = _jobs(config)
+    conn = open_store(config.state_db)
+    (jobs,) = conn.execute("SELECT COUNT(*) FROM processing_jobs").fetchone()
+    conn.close()
+    assert jobs == 12 * len(rounds(passes_for(config)))  # one job per article and round runs its passes
     (config.content_dir / "a03.md").write_text("---\ntitle: Article 3\n---\nNow [[a05]] and Article 7.\n")
     (config.content_dir / "a08.md").write_text("---\ntitle: Article 8\n---\nOnly prose.\n")
     build(config, workers=1)

@@ -83,7 +83,7 @@ def _assert_full_plan(config, reused, tmp_path) -> None:
     """Plan a copy of the store from scratch: the same jobs (none to create), the same results."""
     shutil.rmtree(tmp_path / "check", ignore_errors=True)
     full = build(without_shortcuts(config, tmp_path / "check"), workers=1, reuse=False)
-    assert full.process.created_jobs == []
+    assert full.process.created_passes == []
     assert _plain(results_by_path(full)) == _plain(results_by_path(reused))
 
 

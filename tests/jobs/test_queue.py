@@ -9,7 +9,9 @@ import pytest
 
 from pipeline.content.capture import capture_content, load_articles
 from pipeline.jobs.plan import plan_round
-from pipeline.jobs.queue import RELEASED, Backoff, Outcome, claim, finish, job_state, recover_stale, release, retry
+from pipeline.jobs.queue import (
+    RELEASED, Backoff, Outcome, PassOutcome, claim, finish, job_state, recover_stale, release, retry,
+)
 from pipeline.passes.base import Wiki
 from pipeline.passes.registry import spec_of
 from pipeline.storage.store import open_store
@@ -40,8 +42,16 @@ def _row(conn, job_id=1):
     return conn.execute("SELECT * FROM processing_jobs WHERE id = ?", (job_id,)).fetchone()
 
 
+def _done(job, output_json="{}"):
+    return Outcome(job, tuple(PassOutcome(job_pass, output_json=output_json) for job_pass in job.passes))
+
+
+def _failed(job, error, kind="permanent"):
+    return Outcome(job, tuple(PassOutcome(job_pass, error=error, error_kind=kind) for job_pass in job.passes))
+
+
 def _fail(conn, job, now, kind="retryable"):
-    return finish(conn, [Outcome(job, error="boom", error_kind=kind)], now=now, backoff=BACKOFF)
+    return finish(conn, [_failed(job, "boom", kind)], now=now, backoff=BACKOFF)
 
 
 def test_claim_is_oldest_first_in_batches_with_fresh_tokens(queue):
@@ -70,7 +80,7 @@ def test_failed_waiting_then_ready_then_back_to_processing(queue):
     (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=100.0)
     _fail(conn, job, now=100.0)
     row = _row(conn)
-    assert row["status"] == "failed" and row["error_kind"] == "retryable" and row["last_error"] == "boom"
+    assert row["status"] == "failed" and row["error_kind"] == "retryable" and row["last_error"] == "noop: boom"
     assert 101.0 <= row["next_retry_at"] <= 102.0
     assert job_state(row, now=100.5) == "failed-waiting"
     assert claim(conn, worker="w", limit=1, lease_seconds=10, now=100.5) == []
@@ -111,7 +121,7 @@ def test_manual_retry_keeps_history_and_extends_budget(queue):
     assert retry(conn, [job.id]) == [job.id]
     row = _row(conn)
     assert row["status"] == "pending" and row["attempts"] == 1 and row["max_attempts"] == 2
-    assert row["last_error"] == "boom"
+    assert row["last_error"] == "noop: boom"
     (again,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=1.0)
     assert again.attempt == 2
     assert conn.execute("SELECT COUNT(*) FROM job_attempts WHERE job_id = ?", (job.id,)).fetchone()[0] == 2
@@ -121,7 +131,7 @@ def test_manual_retry_keeps_history_and_extends_budget(queue):
 def test_retry_all_failed(queue):
     conn = queue(3)
     jobs = claim(conn, worker="w", limit=3, lease_seconds=10, now=0.0)
-    finish(conn, [Outcome(jobs[0], output_json="{}"), Outcome(jobs[1], error="x"), Outcome(jobs[2], error="y")],
+    finish(conn, [_done(jobs[0]), _failed(jobs[1], "x"), _failed(jobs[2], "y")],
            now=0.0, backoff=BACKOFF)  # fmt: skip
     assert retry(conn) == [jobs[1].id, jobs[2].id]
 
@@ -154,7 +164,7 @@ def test_a_job_whose_worker_was_a_process_of_this_host_that_ended_is_recovered_b
 def test_a_stopping_worker_releases_the_jobs_it_has_not_finished(queue):
     conn = queue(3)
     jobs = claim(conn, worker="w", limit=3, lease_seconds=1000, now=0.0)
-    finish(conn, [Outcome(jobs[0], output_json="{}")], now=1.0, backoff=BACKOFF)
+    finish(conn, [_done(jobs[0])], now=1.0, backoff=BACKOFF)
     assert release(conn, jobs, now=2.0) == [jobs[1].id, jobs[2].id]
     assert [_row(conn, job.id)["status"] for job in jobs] == ["done", "pending", "pending"]
     assert _row(conn, jobs[1].id)["last_error"] == RELEASED
@@ -176,8 +186,8 @@ def test_fencing_rejects_a_stale_completion(queue):
     (old,) = claim(conn, worker="a", limit=1, lease_seconds=1, now=0.0)
     recover_stale(conn, now=2.0)
     (new,) = claim(conn, worker="b", limit=1, lease_seconds=10, now=2.0)
-    assert finish(conn, [Outcome(old, output_json='{"who": "a"}')], now=3.0, backoff=BACKOFF) == ([], [old.id])
-    assert finish(conn, [Outcome(new, output_json='{"who": "b"}')], now=3.0, backoff=BACKOFF) == ([new.id], [])
+    assert finish(conn, [_done(old, '{"who": "a"}')], now=3.0, backoff=BACKOFF) == ([], [old.id])
+    assert finish(conn, [_done(new, '{"who": "b"}')], now=3.0, backoff=BACKOFF) == ([new.id], [])
     results = conn.execute("SELECT output FROM processing_results").fetchall()
     assert [r["output"] for r in results] == ['{"who": "b"}']
     outcomes = [r["outcome"] for r in conn.execute("SELECT outcome FROM job_attempts ORDER BY id")]
@@ -205,3 +215,38 @@ def test_a_due_retry_is_claimed_before_newer_pending_jobs(queue):
     _fail(conn, first, now=0.0)
     jobs = claim(conn, worker="w", limit=2, lease_seconds=10, now=1000.0)
     assert [job.id for job in jobs] == [first.id, 2]
+
+
+OTHER = types.SimpleNamespace(
+    NAME="other", VERSION=2, CONTRACT={"type": "object", "required": ["diagnostics"]}, run=lambda a, i: {"diagnostics": []}
+)
+
+
+def test_a_capture_s_passes_of_a_round_are_one_job_and_a_failed_pass_fails_only_its_own_result(make_wiki):
+    config = make_wiki({"a.md": "article a", "b.md": "article b"})
+    conn = open_store(config.state_db)
+    articles = load_articles(conn, capture_content(conn, config).new)
+    plan = plan_round(conn, [spec_of(NOOP), spec_of(OTHER)], articles, Wiki(options={}, articles=articles),
+                      max_attempts=3, now=0.0)  # fmt: skip
+    assert plan.new_jobs == 2 and len(plan.created) == 4
+    first, second = claim(conn, worker="w", limit=5, lease_seconds=10, now=1.0)
+    assert [p.pass_name for p in first.passes] == ["noop", "other"] and first.capture_id != second.capture_id
+    attempts = conn.execute("SELECT COUNT(*) FROM job_attempts").fetchone()[0]
+    assert attempts == 2  # one claim of each job, not of each pass
+    noop, other = first.passes
+    mixed = Outcome(first, (PassOutcome(noop, output_json='{"kept": 1}'),
+                            PassOutcome(other, error="ValueError: bad", error_kind="retryable")))  # fmt: skip
+    assert finish(conn, [mixed, _done(second)], now=2.0, backoff=BACKOFF) == ([first.id, second.id], [])
+    row = _row(conn, first.id)
+    assert (row["status"], row["error_kind"], row["last_error"]) == ("failed", "retryable", "other: ValueError: bad")
+    kept = conn.execute("SELECT job_id, output FROM processing_results WHERE pass_name = 'noop' AND job_id = ?",
+                        (noop.id,)).fetchone()  # fmt: skip
+    assert tuple(kept) == (noop.id, '{"kept": 1}')
+    failures = [tuple(r) for r in conn.execute("SELECT job_pass_id, error, error_kind FROM pass_failures")]
+    assert failures == [(other.id, "ValueError: bad", "retryable")]
+    # The retry runs the failed pass alone: the other's result stays the one it made.
+    (again,) = claim(conn, worker="w", limit=5, lease_seconds=10, now=1000.0)
+    assert again.id == first.id and [p.id for p in again.passes] == [other.id]
+    assert finish(conn, [_done(again)], now=1001.0, backoff=BACKOFF) == ([first.id], [])
+    assert _row(conn, first.id)["status"] == "done"
+    assert conn.execute("SELECT COUNT(*) FROM processing_results").fetchone()[0] == 4

@@ -41,9 +41,11 @@ def probe_wiki(make_wiki, tmp_path):
 
 
 def _jobs(config, pass_name="probe"):
+    """path -> the row of the job that ran `pass_name` on it (its round's other passes too)."""
     conn = open_store(config.state_db)
     rows = conn.execute(
-        "SELECT c.path, j.* FROM processing_jobs j JOIN captures c ON c.id = j.capture_id WHERE pass_name = ?",
+        "SELECT c.path, j.* FROM job_passes p JOIN processing_jobs j ON j.id = p.job_id "
+        "JOIN captures c ON c.id = j.capture_id WHERE p.pass_name = ?",
         (pass_name,),
     ).fetchall()
     return {row["path"]: row for row in rows}
@@ -55,7 +57,12 @@ def test_a_failing_job_fails_alone(probe_wiki):
     jobs = _jobs(config)
     assert jobs["good.md"]["status"] == "done"
     assert jobs["bad.md"]["status"] == "failed" and jobs["bad.md"]["error_kind"] == "permanent"
-    assert "ValueError: cannot handle" in jobs["bad.md"]["last_error"]
+    assert jobs["bad.md"]["last_error"].startswith("probe: ValueError: cannot handle")
+    # Its job's other passes kept their results: only the failed pass has none.
+    passes = open_store(config.state_db).execute(
+        "SELECT p.pass_name, r.id IS NOT NULL FROM job_passes p LEFT JOIN processing_results r ON r.job_id = p.id "
+        "WHERE p.job_id = ?", (jobs["bad.md"]["id"],)).fetchall()  # fmt: skip
+    assert len(passes) > 1 and {name for name, done in passes if not done} == {"probe"}
     assert jobs["odd.md"]["error_kind"] == "permanent" and "contract" in jobs["odd.md"]["last_error"]
     assert jobs["later.md"]["error_kind"] == "retryable" and jobs["later.md"]["next_retry_at"] is not None
     assert report.process.work.failed == 3
@@ -76,10 +83,10 @@ def test_version_bump_replans_every_capture_and_keeps_old_results(probe_wiki):
     config = probe_wiki({"a.md": "one", "b.md": "two words"})
     build(config, workers=1)
     again = build(config, workers=1)
-    assert again.process.created_jobs == []
+    assert again.process.created_passes == []
     bumped = probe_wiki({}, version=2)
     report = build(bumped, workers=1)
-    assert sorted(report.process.created_jobs) == [("a.md", "probe"), ("b.md", "probe")]
+    assert sorted(report.process.created_passes) == [("a.md", "probe"), ("b.md", "probe")]
     conn = open_store(config.state_db)
     versions = [r[0] for r in conn.execute("SELECT pass_version FROM processing_results WHERE pass_name='probe'")]
     assert sorted(versions) == [1, 1, 2, 2]
@@ -132,7 +139,7 @@ def test_a_worker_that_keeps_few_input_blobs_reads_the_rest_again(make_wiki, tmp
     tight = Config(content_dir=roomy.content_dir, state_dir=tmp_path / "tight", out_dir=tmp_path / "out")
     report = build(tight, workers=1)
     assert report.process.failures == [] and report.process.diagnostics == expected
-    assert report.process.work.done == len(report.process.created_jobs)
+    assert report.process.work.done == report.process.created_jobs
 
 
 def test_a_build_stopped_while_working_leaves_its_jobs_to_the_next_which_runs_them_at_once(make_wiki, monkeypatch):
@@ -143,7 +150,7 @@ def test_a_build_stopped_while_working_leaves_its_jobs_to_the_next_which_runs_th
 
     def stopping(self, job, article):
         calls.append(job.id)
-        if len(calls) == 3:
+        if len(calls) == 2:  # the second job of the first batch (the first round's: a job per article)
             raise KeyboardInterrupt
         return process(self, job, article)
 
@@ -189,7 +196,7 @@ def held(make_wiki):
 
 
 def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
-    from pipeline.jobs.queue import Backoff, Outcome, finish
+    from pipeline.jobs.queue import Backoff, Outcome, PassOutcome, finish
     from pipeline.jobs.worker import run_plan
 
     config, specs, conn, job, ids = held(lease_seconds=1000)
@@ -197,7 +204,8 @@ def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
 
     def other_worker_finishes(seconds):  # instead of sleeping: the holder completes its job meanwhile
         waits.append(seconds)
-        finish(conn, [Outcome(job, output_json=THERE)], now=time.time(), backoff=Backoff())
+        done = tuple(PassOutcome(job_pass, output_json=THERE) for job_pass in job.passes)
+        finish(conn, [Outcome(job, done)], now=time.time(), backoff=Backoff())
 
     told = []
     report = run_plan(conn, config, specs, 1, ids, waiting=told.append, wait=other_worker_finishes)
@@ -226,7 +234,7 @@ def test_a_build_s_small_rounds_are_worked_beside_it_and_markdown_never_loads_he
         config = load_config(content={str(config.content_dir)!r}, state={str(config.state_dir)!r},
                              out={str(config.out_dir)!r})
         report = build(config, workers=2, site=True)
-        assert report.process.work.done == len(report.process.created_jobs) > 0, report.process.work
+        assert report.process.work.done == report.process.created_jobs > 0, report.process.work
         print(sorted(m for m in sys.modules if m.startswith(("markdown_it", "mdit_py_plugins"))))
     """)  # fmt: skip
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=config.state_dir.parent)
@@ -267,7 +275,7 @@ def test_jobs_a_standby_died_holding_are_worked_here_at_once(make_wiki, monkeypa
     (config.content_dir / "a.md").write_text("# A\n\nLinks [[b]] twice: [[b]].\n")
     edit = build(config, workers=2)
     for report in (cold, edit):
-        assert report.process.work.done == len(report.process.created_jobs) > 0 and not report.process.failures
+        assert report.process.work.done == report.process.created_jobs > 0 and not report.process.failures
         assert report.process.work.recovered > 0  # the dead standby's claim, taken back without waiting for its lease
     assert set(_attempts_by(config)) == {str(os.getpid())}  # every job done here, none by a standby
     assert len(_attempts_by(config, "recovered")) == 2  # each build's standby held a batch when it died
@@ -288,7 +296,7 @@ def test_a_standby_whose_passes_are_not_the_build_s_works_nothing(make_wiki, mon
     monkeypatch.setattr(worker, "_passes_loaded", another_version)
     config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
     report = build(config, workers=2)
-    assert report.process.work.done == len(report.process.created_jobs) > 0
+    assert report.process.work.done == report.process.created_jobs > 0
     assert set(_attempts_by(config)) == {str(here)}
 
 
@@ -297,7 +305,7 @@ def test_a_build_s_standby_works_its_small_rounds(make_wiki):
 
     config = make_wiki({"a.md": "# A\n\nLinks [[b]].\n", "b.md": "# B\n\nText.\n"}, search=False)
     report = build(config, workers=2)
-    assert report.process.work.done == len(report.process.created_jobs) > 0
+    assert report.process.work.done == report.process.created_jobs > 0
     assert str(os.getpid()) not in _attempts_by(config) and len(_attempts_by(config)) == 1
 
 

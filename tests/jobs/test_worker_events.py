@@ -46,7 +46,7 @@ def test_a_job_proposing_an_edit_sent_before_sends_nothing(make_wiki):
     # edit of the same bytes (a title beats an alias), an event the spool has.
     (config.content_dir / "other.md").write_text("---\ntitle: Other\naliases: [guide]\n---\nx\n")
     report = build(config, workers=1)
-    assert ("intro.md", "mentions") in report.process.created_jobs
+    assert ("intro.md", "mentions") in report.process.created_passes
     assert len(proposed()) == 1
     (config.content_dir / "intro.md").write_text("---\ntitle: Intro\n---\nThe guide explains it all.\n")
     build(config, workers=1)

@@ -108,7 +108,7 @@ def with_markdown(tmp_path, markdown: str) -> Config:
 def reran_markdown_passes(report) -> bool:
     """The passes that parse Markdown ran again for every article; of the others, only mentions (which reads the
     links pass's output): pairing and wikilinks kept their jobs."""
-    return set(report.process.created_jobs) - {(path, "mentions") for path in ("keys.md", "plain.md")} == PARSED
+    return set(report.process.created_passes) - {(path, "mentions") for path in ("keys.md", "plain.md")} == PARSED
 
 
 def test_the_example_registered_by_path_renders_keys_and_a_change_of_the_list_reruns_the_markdown_jobs(tmp_path):
@@ -125,7 +125,7 @@ def test_the_example_registered_by_path_renders_keys_and_a_change_of_the_list_re
     report = build(config, workers=1, site=True)
     assert "</kbd> + <kbd>" in (tmp_path / "site" / "keys" / "index.html").read_text()
     assert reran_markdown_passes(report)
-    assert build(config, workers=1, site=True).process.created_jobs == []
+    assert build(config, workers=1, site=True).process.created_passes == []
 
 
 def test_an_extension_installed_as_an_entry_point_is_enabled_by_name(tmp_path, monkeypatch):

@@ -30,7 +30,7 @@ def test_example_registered_in_wiki_yaml_runs_as_a_versioned_job(tmp_path, resul
     assert results["short.md"] == {"words": 3, "minutes": 1, "diagnostics": []}
     (tmp_path / "content" / "short.md").write_text("---\ntitle: Short\n---\nfour small words now\n")
     again = build(config, workers=1)
-    rerun = [job for job in again.process.created_jobs if job[1] == "reading_time"]
+    rerun = [job for job in again.process.created_passes if job[1] == "reading_time"]
     assert rerun == [("short.md", "reading_time")]
 
 
@@ -59,12 +59,12 @@ def test_the_example_owns_typed_options_and_changing_one_reruns_only_it(tmp_path
     config = load_config(wiki_yaml)
     first = build(config, workers=1)
     assert results_of(config, "reading_time")["long.md"]["minutes"] == 4  # 450 words at 100 a minute
-    assert build(config, workers=1).process.created_jobs == []
+    assert build(config, workers=1).process.created_passes == []
     wiki_yaml.write_text("content_dir: content\nstate_dir: state\npasses: [reading_time.py: {words_per_minute: 450}]\n")
     again = build(load_config(wiki_yaml), workers=1)
-    assert sorted(again.process.created_jobs) == [("long.md", "reading_time"), ("short.md", "reading_time")]
+    assert sorted(again.process.created_passes) == [("long.md", "reading_time"), ("short.md", "reading_time")]
     assert results_of(config, "reading_time")["long.md"]["minutes"] == 1
-    assert len(first.process.created_jobs) > len(again.process.created_jobs)
+    assert len(first.process.created_passes) > len(again.process.created_passes)
 
 
 @pytest.mark.parametrize("options, message", [

@@ -41,16 +41,16 @@ def test_a_bad_redirect_is_reported_once_and_links_and_redirect_pages_follow_the
     assert read(config.out_dir, "category/guides/index.html")  # a declared category despite its bad order
 
 
-def test_jobs_run_again_when_a_redirect_changes_and_not_for_a_comment_or_a_left_out_entry(make_wiki):
+def test_passes_run_again_when_a_redirect_changes_and_not_for_a_comment_or_a_left_out_entry(make_wiki):
     files = {"alpha.md": "---\ntitle: Alpha\n---\n\nSee [[old-alpha]].\n", "beta.md": "---\ntitle: Beta\n---\n\nB.\n"}
     config = make_wiki({**files, "redirects.yaml": "- from: /old-alpha\n  to: /alpha\n"})
     build_site(config)
     moved = "# moved pages\n\n- from: /old-alpha\n  to: /alpha\n- to: /beta\n"  # a comment, a blank line, a bad entry
     (config.content_dir / "redirects.yaml").write_text(moved)
     same = build_site(config)
-    assert not same.process.skipped and same.process.created_jobs == []
+    assert not same.process.skipped and same.process.created_passes == []
     assert [(d.path, d.line) for d in same.process.diagnostics if d.code == "data-error"] == [("redirects.yaml", 5)]
     (config.content_dir / "redirects.yaml").write_text("- from: /old-alpha\n  to: /beta\n")
     changed = build_site(config)
-    assert ("alpha.md", "wikilinks") in changed.process.created_jobs
+    assert ("alpha.md", "wikilinks") in changed.process.created_passes
     assert '<a href="/beta/" class="wikilink">old-alpha</a>' in read(config.out_dir, "alpha/index.html")

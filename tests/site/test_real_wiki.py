@@ -99,7 +99,7 @@ def test_pages_filled_from_holes_are_the_pages_a_whole_render_gives(built):
     _, _, state = built
     conn = open_store(state / "state.db")
     try:
-        jobs = conn.execute("SELECT capture_id, inputs FROM processing_jobs WHERE pass_name = 'html'").fetchall()
+        jobs = conn.execute("SELECT capture_id, inputs FROM job_passes WHERE pass_name = 'html'").fetchall()
         articles = {a.capture_id: a for a in load_articles(conn, [row["capture_id"] for row in jobs])}
         blobs = dict(conn.execute("SELECT sha256, json FROM job_inputs").fetchall())
     finally:

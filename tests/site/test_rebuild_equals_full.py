@@ -97,7 +97,7 @@ def test_every_incremental_build_gives_the_site_of_a_full_build(wiki, tmp_path):
         incremental = build(wiki, workers=2, site=True, build_cache=build_cache if number % 2 else None)
         full_config = without_shortcuts(wiki, tmp_path / f"full-{number}")
         full = build(full_config, workers=1, site=True, reuse=False)
-        assert full.process.created_jobs == [], f"after {change}: the incremental build missed jobs"
+        assert full.process.created_passes == [], f"after {change}: the incremental build missed jobs"
         assert _diagnostics(incremental) == _diagnostics(full), f"after {change}"
         assert folder_hashes(wiki.out_dir) == folder_hashes(full_config.out_dir), f"after {change}"
         assert len(incremental.site.written) < incremental.site.files  # it did take shortcuts

@@ -66,7 +66,7 @@ def test_a_build_stopped_anywhere_is_finished_by_the_next(site, monkeypatch, tmp
     finished = build(config, workers=1, site=True, build_cache=build_cache)
     full_config = without_shortcuts(config, tmp_path / "full")
     full = build(full_config, workers=1, site=True, reuse=False)
-    assert full.process.created_jobs == [] and finished.process.failures == []
+    assert full.process.created_passes == [] and finished.process.failures == []
     statuses = {row[0] for row in open_store(config.state_db).execute("SELECT status FROM processing_jobs")}
     assert statuses == {"done"}  # no job left to a worker that stopped: every page has all its results
     assert sorted(map(repr, finished.process.diagnostics)) == sorted(map(repr, full.process.diagnostics))

@@ -7,17 +7,22 @@ from pipeline.storage.store import open_store
 TEMPLATE = "<p>a \x000\x00 b</p>\n<p>\x001\x00</p>"  # holes are NUL-marked: SQLite's json_extract stops at a NUL
 
 
+def _job(conn, capture_id: int, name: str) -> None:
+    """A job running one pass, `name`, on the capture: its job pass's id (a result's key) is the job's."""
+    (job,) = conn.execute("""INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint,
+                             max_attempts, created_at) VALUES (?, ?, 1, 'y', 3, 0) RETURNING id""",
+                          (capture_id, name)).fetchone()  # fmt: skip
+    conn.execute("""INSERT INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs)
+                    VALUES (?, ?, ?, ?, 1, 'y', '{}')""", (job, job, capture_id, name))  # fmt: skip
+
+
 def _store(tmp_path):
     """A store with three results: 1 holds its field in its output (before v5), 2 beside it, 3 a recipe on 2's."""
     db = tmp_path / "state.db"
     conn = open_store(db)
     conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
     for job in (1, 2, 3):
-        conn.execute(
-            """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, max_attempts,
-               created_at) VALUES (1, ?, 1, 'y', 3, 0)""",
-            (f"p{job}",),
-        )
+        _job(conn, 1, f"p{job}")
     outputs = {1: {"html": TEMPLATE, "n": 1}, 2: {"n": 2}, 3: {"n": 3}}
     for job, output in outputs.items():
         conn.execute(
@@ -70,8 +75,7 @@ def _outputs(tmp_path, outputs: list[dict]):
     for ident, output in enumerate(map(jsonio.dumps, outputs), start=1):
         conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES (?, 'x', 'file', 0, 'now')",
                      (f"{ident}.md",))  # fmt: skip
-        conn.execute("""INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint,
-                        max_attempts, created_at) VALUES (?, 'w', 1, 'y', 3, 0)""", (ident,))  # fmt: skip
+        _job(conn, ident, "w")
         conn.execute("""INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
                         input_fingerprint, output, created_at) VALUES (?, ?, 'w', 1, 1, 'y', ?, 0)""",
                      (ident, ident, output))  # fmt: skip

@@ -37,6 +37,10 @@ def _seed(conn):
            created_at) VALUES (1, 'p', 1, 'x', 3, 0)"""
     )
     conn.execute(
+        """INSERT INTO job_passes (job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs)
+           VALUES (1, 1, 'p', 1, 'x', '{}')"""
+    )
+    conn.execute(
         """INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
            input_fingerprint, output, created_at) VALUES (1, 1, 'p', 1, 1, 'x', '{}', 0)"""
     )
@@ -101,6 +105,10 @@ def test_every_append_only_table_refuses_a_row_that_would_displace_another(tmp_p
         "REPLACE INTO job_attempts (id, job_id, attempt, claim_token, started_at) VALUES (1, 1, 2, 'u', 0)",
         "REPLACE INTO rejected_completions (id, job_id, claim_token, attempted, at) VALUES (1, 1, 'u', 'failed', 0)",
         "REPLACE INTO result_fields (id, job_id, field, value) VALUES (1, 1, 'other', '0')",
+        "REPLACE INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs) "
+        "VALUES (1, 1, 1, 'p', 2, 'y', '{}')",
+        "REPLACE INTO job_passes (job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs) "
+        "VALUES (1, 1, 'p', 1, 'x', '{\"forged\": 1}')",
     ]:
         with pytest.raises(sqlite3.IntegrityError, match="immutable"):
             conn.execute(statement)
@@ -157,9 +165,11 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 def test_the_v14_migration_keeps_the_current_capture_of_each_path_from_the_history(tmp_path):
     open_store(tmp_path / "state.db").close()
-    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15's, v16's)
+    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15-v17's)
     for (trigger,) in raw.execute("SELECT name FROM sqlite_master WHERE name LIKE '%no_replace'").fetchall():
         raw.execute(f"DROP TRIGGER {trigger}")
+    raw.execute("DROP TABLE pass_failures")
+    raw.execute("DROP TABLE job_passes")  # v17 makes processing_results again (as it is: empty)
     raw.execute("DROP TABLE current_attachments")
     raw.execute("DROP TABLE attachment_captures")  # its triggers and index with it
     raw.execute("DROP TRIGGER capture_history_current")
@@ -222,6 +232,26 @@ def test_the_v11_migration_keeps_apart_the_diagnostics_of_every_result_already_s
     conn = open_store(tmp_path / "state.db")
     rows = conn.execute("SELECT job_id, diagnostics FROM result_diagnostics").fetchall()
     assert [(row[0], json.loads(row[1])) for row in rows] == [(2, [{"code": "w", "line": 2}])]
+
+
+def test_the_v17_migration_makes_each_job_a_job_of_one_pass_whose_result_keeps_its_key(tmp_path):
+    _v6_store_with(tmp_path / "state.db", ['{"a":1}', '{"b":2}'])
+    raw = sqlite3.connect(tmp_path / "state.db")
+    raw.execute("""INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs, status,
+                   max_attempts, created_at, last_error) VALUES (1, 'q', 2, 'f', '{"x":"h"}', 'failed', 3, 0, 'boom')""")
+    raw.commit()
+    raw.close()
+    conn = open_store(tmp_path / "state.db")
+    passes = [tuple(row) for row in conn.execute("SELECT id, job_id, pass_name, pass_version, inputs FROM job_passes")]
+    assert passes == [(1, 1, "p", 1, "{}"), (2, 2, "p", 1, "{}"), (3, 3, "q", 2, '{"x":"h"}')]
+    assert [tuple(row) for row in conn.execute("SELECT job_id, output FROM processing_results ORDER BY id")] == [
+        (1, '{"a":1}'), (2, '{"b":2}')]  # fmt: skip
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1 and not conn.execute("PRAGMA foreign_key_check").fetchall()
+    with pytest.raises(sqlite3.IntegrityError, match="immutable"):
+        conn.execute("DELETE FROM processing_results")
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # a result is a job pass's
+        conn.execute("""INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
+                        input_fingerprint, output, created_at) VALUES (99, 1, 'p', 1, 1, 'x', '{}', 0)""")
 
 
 def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
