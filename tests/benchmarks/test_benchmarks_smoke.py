@@ -13,6 +13,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 import baseline  # noqa: E402
 import generate  # noqa: E402
+import phases  # noqa: E402
 import preview  # noqa: E402
 import queue_throughput  # noqa: E402
 import run  # noqa: E402
@@ -111,6 +112,19 @@ def test_baseline_and_queue_throughput(tmp_path):
     (tmp_path / "queue-3").mkdir()
     done, results, seconds = queue_throughput.measure(100, 64, tmp_path / "queue-3", passes=3)
     assert (done, results) == (100, 300) and seconds > 0  # a job per capture, a result per pass
+
+
+def test_phases_times_each_stage_of_a_build_and_the_cores_it_kept_busy(tmp_path, capsys):
+    generate.generate(tmp_path / "wiki", generate.Shape(articles=20, words=200))
+    timed, wall, cpu = phases.measure(tmp_path / "wiki", tmp_path / "state", tmp_path / "site", workers=2)
+    names = list(timed.times)
+    assert names[0] == "capture" and "render" in names and cpu > 0
+    assert [name for name in names if name.startswith(("plan ", "work "))][:2] == [
+        "plan metadata+citations+headings+links", "work metadata+citations+headings+links"]  # fmt: skip
+    assert sum(spent_wall for spent_wall, _ in timed.times.values()) <= wall
+    assert (tmp_path / "site" / "index.html").exists()
+    phases.report(timed, wall, cpu)
+    assert "whole build" in capsys.readouterr().out
 
 
 def test_runner_times_a_baseline_checkout_side_by_side(tmp_path, capsys):
