@@ -63,6 +63,6 @@ def summary_line(report) -> str:
         f"pages {len(site.written)} written{kept}, {site.unchanged} unchanged{put_back}, {len(site.removed)} removed "
         f"({site.pages} pages, {site.redirects} redirects); files {captured.files} captured "
         f"({len(captured.new)} new, {len(captured.removed)} removed); jobs {processed.work.done} run "
-        f"({len(processed.created_passes)} passes), {processed.reused} passes reused, {processed.work.failed} failed; "
+        f"({processed.work.passes} passes), {processed.reused} passes reused, {processed.work.failed} failed; "
         f"{report.seconds:.2f}s"
     )

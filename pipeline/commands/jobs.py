@@ -98,11 +98,14 @@ def run_show(args) -> int:
 
 
 def _pass_lines(conn, job_id: int) -> list[str]:
-    """Each pass the job runs: its version, fingerprint, and whether it has a result or its last failure."""
+    """Each pass the job runs: its version, fingerprint, and whether it has a result or its last failure (a job
+    made before passes failed apart, schema v17, has only its own)."""
     rows = conn.execute(
-        """SELECT p.pass_name, p.pass_version, p.input_fingerprint, r.id IS NOT NULL AS done,
-               (SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1) AS error
-           FROM job_passes p LEFT JOIN processing_results r ON r.job_id = p.id WHERE p.job_id = ? ORDER BY p.id""",
+        """SELECT p.pass_name, p.pass_version, p.input_fingerprint, r.id IS NOT NULL AS done, ifnull(
+               (SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1),
+               j.last_error) AS error
+           FROM job_passes p JOIN processing_jobs j ON j.id = p.job_id
+           LEFT JOIN processing_results r ON r.job_id = p.id WHERE p.job_id = ? ORDER BY p.id""",
         (job_id,),
     )
     return [f"pass {name} v{version} ({fingerprint[:12]}): " + ("done" if done else f"no result - {error}" if error

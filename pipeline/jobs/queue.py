@@ -91,6 +91,12 @@ class Outcome:
     def failed(self) -> list[PassOutcome]:
         return [outcome for outcome in self.passes if outcome.error is not None]
 
+    def failures(self) -> list[tuple[JobPass, str, str]]:
+        """(job pass, error, kind) of each pass that failed: all of the job's when it could not run at all."""
+        if self.job_error is not None:
+            return [(job_pass, self.job_error, "permanent") for job_pass in self.job.passes]
+        return [(outcome.job_pass, outcome.error, outcome.error_kind) for outcome in self.failed]
+
     @property
     def error(self) -> str | None:
         """The job's error: its own, or its failed passes' (each named), or None when it is done."""
@@ -167,7 +173,7 @@ def finish(conn: sqlite3.Connection, outcomes: list[Outcome], *, now: float, bac
         _persist(conn, [(o.job, p) for o in accepted for p in o.passes if p.error is None], now)
         conn.executemany(
             "INSERT INTO pass_failures (job_pass_id, claim_token, error, error_kind) VALUES (?, ?, ?, ?)",
-            [(p.job_pass.id, o.job.claim_token, p.error, p.error_kind) for o in accepted for p in o.failed],
+            [(job_pass.id, o.job.claim_token, error, kind) for o in accepted for job_pass, error, kind in o.failures()],
         )
         conn.executemany(
             "UPDATE job_attempts SET finished_at = ?, outcome = ?, error = ?, error_kind = ? WHERE claim_token = ?",
@@ -308,10 +314,11 @@ def _ended(worker: str | None) -> bool:
 
 
 def held_leases(conn: sqlite3.Connection, pass_ids: Container[int]) -> list[float]:
-    """When the lease on each job still `processing` that runs a job pass of `pass_ids` runs out (once a job)."""
+    """When the lease on each job still `processing` that runs a job pass of `pass_ids` with no result yet runs out
+    (once a job): a job retried for one pass holds none of its others, whose results are there."""
     rows = conn.execute(
         """SELECT j.id, j.lease_expires_at, p.id FROM processing_jobs j JOIN job_passes p ON p.job_id = j.id
-           WHERE j.status = 'processing'"""
+           WHERE j.status = 'processing' AND NOT EXISTS (SELECT 1 FROM processing_results r WHERE r.job_id = p.id)"""
     )
     return list({job_id: lease for job_id, lease, pass_id in rows if pass_id in pass_ids}.values())
 

@@ -51,6 +51,7 @@ class WorkerReport:
 
     done: int = 0
     failed: int = 0
+    passes: int = 0  # the passes the done and failed jobs ran
     rejected: int = 0
     recovered: int = 0
     batches: int = 0
@@ -59,6 +60,7 @@ class WorkerReport:
     def add(self, other: "WorkerReport") -> None:
         self.done += other.done
         self.failed += other.failed
+        self.passes += other.passes
         self.rejected += other.rejected
         self.recovered += other.recovered
         self.batches += other.batches
@@ -113,6 +115,7 @@ class Worker:
         for outcome in outcomes:
             if outcome.job.id not in accepted_ids:
                 continue
+            report.passes += len(outcome.passes)
             if outcome.error is None:
                 report.done += 1
             else:

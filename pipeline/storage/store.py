@@ -138,7 +138,8 @@ def migrate(conn: sqlite3.Connection) -> int:
     """Apply every forward migration the database has not seen; return the new version.
 
     Foreign keys are off while migrating, as SQLite's way of making a table again asks (v17 does), and
-    checked before the migration commits: a broken reference rolls it back whole."""
+    checked before the migration commits: a reference it broke rolls it back whole (one broken before,
+    by an older version or a hand, is left as it was)."""
     conn.execute("PRAGMA foreign_keys = OFF")  # outside the transaction: SQLite ignores it inside one
     try:
         with write(conn):
@@ -147,17 +148,25 @@ def migrate(conn: sqlite3.Connection) -> int:
                 raise UserError(
                     f"state database schema v{version} is newer than this pipeline (v{SCHEMA_VERSION}); upgrade pipeline"
                 )
+            if version == SCHEMA_VERSION:
+                return SCHEMA_VERSION
+            before = _broken_references(conn) if version else set()
             for number in range(version, SCHEMA_VERSION):
                 for statement in _statements(MIGRATIONS[number]):
                     conn.execute(statement)
-            broken = conn.execute("PRAGMA foreign_key_check").fetchone() if version < SCHEMA_VERSION else None
-            if broken is not None:
+            broken = sorted(_broken_references(conn) - before, key=repr)  # a table without row ids gives None
+            if broken:
                 raise UserError(f"state database: migrating to v{SCHEMA_VERSION} would break a reference of "
-                                f"{broken[0]} (row {broken[1]}); nothing was changed")  # fmt: skip
+                                f"{broken[0][0]} (row {broken[0][1]}); nothing was changed")  # fmt: skip
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
     return SCHEMA_VERSION
+
+
+def _broken_references(conn: sqlite3.Connection) -> set[tuple]:
+    """(table, row id, table referred to) of each row whose foreign key names no row."""
+    return {tuple(row[:3]) for row in conn.execute("PRAGMA foreign_key_check")}
 
 
 def _statements(script: str) -> Iterator[str]:

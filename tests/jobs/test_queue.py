@@ -10,7 +10,7 @@ import pytest
 from pipeline.content.capture import capture_content, load_articles
 from pipeline.jobs.plan import plan_round
 from pipeline.jobs.queue import (
-    RELEASED, Backoff, Outcome, PassOutcome, claim, finish, job_state, recover_stale, release, retry,
+    RELEASED, Backoff, Outcome, PassOutcome, claim, finish, held_leases, job_state, recover_stale, release, retry,
 )
 from pipeline.passes.base import Wiki
 from pipeline.passes.registry import spec_of
@@ -244,9 +244,20 @@ def test_a_capture_s_passes_of_a_round_are_one_job_and_a_failed_pass_fails_only_
     assert tuple(kept) == (noop.id, '{"kept": 1}')
     failures = [tuple(r) for r in conn.execute("SELECT job_pass_id, error, error_kind FROM pass_failures")]
     assert failures == [(other.id, "ValueError: bad", "retryable")]
-    # The retry runs the failed pass alone: the other's result stays the one it made.
+    # The retry runs the failed pass alone: the other's result stays the one it made, and a build that needs
+    # only that result does not wait for the job's lease.
     (again,) = claim(conn, worker="w", limit=5, lease_seconds=10, now=1000.0)
     assert again.id == first.id and [p.id for p in again.passes] == [other.id]
+    assert held_leases(conn, {noop.id}) == [] and held_leases(conn, {noop.id, other.id}) == [1010.0]
     assert finish(conn, [_done(again)], now=1001.0, backoff=BACKOFF) == ([first.id], [])
     assert _row(conn, first.id)["status"] == "done"
     assert conn.execute("SELECT COUNT(*) FROM processing_results").fetchone()[0] == 4
+
+
+def test_a_job_that_cannot_run_fails_each_of_its_passes(queue):
+    conn = queue(1)
+    (job,) = claim(conn, worker="w", limit=1, lease_seconds=10, now=1.0)
+    finish(conn, [Outcome(job, job_error="capture 1 not found")], now=2.0, backoff=BACKOFF)
+    failures = [tuple(r) for r in conn.execute("SELECT job_pass_id, error, error_kind FROM pass_failures")]
+    assert failures == [(job.passes[0].id, "capture 1 not found", "permanent")]
+    assert _row(conn, job.id)["status"] == "failed"

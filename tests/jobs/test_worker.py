@@ -140,6 +140,7 @@ def test_a_worker_that_keeps_few_input_blobs_reads_the_rest_again(make_wiki, tmp
     report = build(tight, workers=1)
     assert report.process.failures == [] and report.process.diagnostics == expected
     assert report.process.work.done == report.process.created_jobs
+    assert report.process.work.passes == len(report.process.created_passes) > report.process.created_jobs
 
 
 def test_a_build_stopped_while_working_leaves_its_jobs_to_the_next_which_runs_them_at_once(make_wiki, monkeypatch):

@@ -249,9 +249,23 @@ def test_the_v17_migration_makes_each_job_a_job_of_one_pass_whose_result_keeps_i
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1 and not conn.execute("PRAGMA foreign_key_check").fetchall()
     with pytest.raises(sqlite3.IntegrityError, match="immutable"):
         conn.execute("DELETE FROM processing_results")
+    from pipeline.commands.jobs import _pass_lines
+
+    assert _pass_lines(conn, 3) == ["pass q v2 (f): no result - boom"]  # its error is its job's
     with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # a result is a job pass's
         conn.execute("""INSERT INTO processing_results (job_id, capture_id, pass_name, pass_version, contract_version,
                         input_fingerprint, output, created_at) VALUES (99, 1, 'p', 1, 1, 'x', '{}', 0)""")
+
+
+def test_a_migration_refuses_only_references_it_would_break(tmp_path):
+    _v6_store_with(tmp_path / "state.db", ['{"a":1}'])
+    raw = sqlite3.connect(tmp_path / "state.db")  # broken before: an attempt of a job that is not there
+    raw.execute("INSERT INTO job_attempts (job_id, attempt, claim_token, started_at) VALUES (999, 1, 't', 0)")
+    raw.commit()
+    raw.close()
+    conn = open_store(tmp_path / "state.db")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert [row[0] for row in conn.execute("PRAGMA foreign_key_check")] == ["job_attempts"]
 
 
 def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
