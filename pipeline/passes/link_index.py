@@ -69,6 +69,7 @@ class LinkIndex:
     partners: dict[str, str] = field(default_factory=dict)  # path -> the file its `paired_with` names
     memo: dict[tuple, dict] = field(default_factory=dict)
     reads: dict[tuple, frozenset[str]] = field(default_factory=dict)  # memo key -> what its answer read
+    found: dict[tuple, tuple] = field(default_factory=dict)  # (target, folder, markdown) -> (find's answer, what it read)
     reading: set[str] | None = None  # what the answer being found has read so far
     links: str = "wiki"  # how targets are matched: "wiki" or "obsidian" (the module docstring)
     language_folders: bool = False  # each top-level folder is a language's vault
@@ -83,7 +84,7 @@ class LinkIndex:
         tables = {name: _sharded(table, _sorted) for name, table in self.tables.items()}
         shards = {name: Sharded.of(getattr(self, name)) for name in ("groups", "files", "sources", "urls")}
         return {**self.__dict__, **shards, "tables": tables, "headings_of": None, "memo": {}, "reads": {},
-                "reading": None}  # fmt: skip
+                "found": {}, "reading": None}  # fmt: skip
 
     def add(self, page: Page) -> None:
         self.groups.setdefault(page.group, []).append(page)
@@ -302,7 +303,7 @@ class LinkIndex:
         return self.memo[memo_key]
 
     def _answer(self, target: str, lang: str, folder: str, with_headings: bool, markdown: bool) -> dict:
-        step, groups = self.find_href(target, folder) if markdown else self.find(target, folder)
+        step, groups = self._find(target, folder, markdown)
         candidates = []
         for group in groups:
             if group == "/":
@@ -322,6 +323,22 @@ class LinkIndex:
                 candidate["headings"] = list(self.headings_of(page.path))
             candidates.append(candidate)
         return {"step": step, "candidates": candidates}
+
+    def _find(self, target: str, folder: str, markdown: bool) -> tuple[str | None, list[str]]:
+        """`find` (`find_href` for a Markdown link), kept for the build apart from the answer's language and
+        headings: a `#fragment` link's target is asked for both without its headings (planning's own digests)
+        and with them (its select). The keys it read are read again by each answer that uses it."""
+        key = (target, folder, markdown)
+        if key not in self.found:
+            answering, self.reading = self.reading, set()
+            try:
+                self.found[key] = ((self.find_href if markdown else self.find)(target, folder), frozenset(self.reading))
+            finally:
+                self.reading = answering
+        found, read = self.found[key]
+        if self.reading is not None:
+            self.reading |= read
+        return found
 
 
 def _table_keys(page: Page, obsidian: bool = True) -> list[tuple[str, str]]:

@@ -63,3 +63,25 @@ def test_a_kept_index_answers_as_built_reading_a_few_of_its_shards():
     big = [kept.groups, kept.files, *kept.tables.values()]
     opened = sum(len(mapping._opened) - mapping._opened.count(None) for mapping in big)
     assert opened <= 3 * 6 and opened < sum(len(mapping._opened) for mapping in big) / 50
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_target_found_once_answers_each_question_as_a_fresh_index_does_and_reads_the_same(seed, monkeypatch):
+    """`find` is kept apart from the language and headings of a question: a `#fragment` link is asked for
+    without headings (own digests) and with them (its select); each answer and what it read stay as before."""
+    from pipeline.passes.link_index import LinkIndex
+
+    draw = random.Random(seed)
+    records = {path: _record(path, draw) for path in sorted(draw.sample(PATHS, 12))}
+    questions = [(target, lang, folder, headings, False) for target in [*NAMES, "a/x", "b/z", "missing"]
+                 for lang in ("en", "es") for folder in ("", "a", "a/b") for headings in (False, True)]  # fmt: skip
+    draw.shuffle(questions)
+    finds = []
+    find = LinkIndex.find
+    monkeypatch.setattr(LinkIndex, "find", lambda self, *args: finds.append(args) or find(self, *args))
+    kept = _built(records)
+    answers = [(kept.resolve(*question, read=(read := set())), read) for question in questions]
+    assert finds and len(finds) == len(set(finds))  # once a target and folder (asked twice each, with and without headings)
+    for question, (answer, read) in zip(questions, answers):
+        fresh = _built(records)  # nothing asked before
+        assert (fresh.resolve(*question, read=(alone := set())), alone) == (answer, read)
