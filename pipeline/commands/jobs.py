@@ -7,7 +7,7 @@ import time
 
 from pipeline.commands.options import add_state, config_from
 from pipeline.errors import UserError
-from pipeline.jobs.queue import job_state, recover_stale, retry
+from pipeline.jobs.queue import PASS_ERROR, job_state, recover_stale, retry
 from pipeline.storage.store import open_store
 
 STATES = ("pending", "processing", "done", "failed-waiting", "failed-ready", "failed-terminal")
@@ -101,9 +101,7 @@ def _pass_lines(conn, job_id: int) -> list[str]:
     """Each pass the job runs: its version, fingerprint, and whether it has a result or its last failure (a job
     made before passes failed apart, schema v17, has only its own)."""
     rows = conn.execute(
-        """SELECT p.pass_name, p.pass_version, p.input_fingerprint, r.id IS NOT NULL AS done, ifnull(
-               (SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1),
-               j.last_error) AS error
+        f"""SELECT p.pass_name, p.pass_version, p.input_fingerprint, r.id IS NOT NULL AS done, {PASS_ERROR} AS error
            FROM job_passes p JOIN processing_jobs j ON j.id = p.job_id
            LEFT JOIN processing_results r ON r.job_id = p.id WHERE p.job_id = ? ORDER BY p.id""",
         (job_id,),

@@ -23,6 +23,7 @@ from pipeline.incremental.job_reuse import (
     Digests, PlanCache, reuse_across, load_memo, own_digests_of, result_digests, save_memo, read_set_of,
 )
 from pipeline.incremental.kept_indexes import load_by_capture, load_stored_indexes, save_by_capture, save_stored_indexes
+from pipeline.jobs.queue import PASS_ERROR
 from pipeline.passes.base import Wiki
 from pipeline.passes.contract import PassSpec
 from pipeline.runtime import jsonio
@@ -365,9 +366,7 @@ def failed_jobs(conn: sqlite3.Connection, plan: Plan) -> list[tuple[str, str, st
     a job made before passes failed apart (schema v17) has only its own.
     """
     rows = conn.execute(
-        """SELECT p.id, p.capture_id, p.pass_name, c.path, ifnull(
-               (SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1),
-               j.last_error)
+        f"""SELECT p.id, p.capture_id, p.pass_name, c.path, {PASS_ERROR}
            FROM processing_jobs j JOIN job_passes p ON p.job_id = j.id JOIN captures c ON c.id = j.capture_id
            WHERE j.status = 'failed' AND NOT EXISTS (SELECT 1 FROM processing_results r WHERE r.job_id = p.id)"""
     )

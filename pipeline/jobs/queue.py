@@ -37,6 +37,10 @@ OLDEST_ELIGIBLE = """SELECT id FROM (SELECT id FROM processing_jobs WHERE status
     UNION ALL SELECT id FROM (SELECT id FROM processing_jobs WHERE status = 'failed' AND error_kind = 'retryable'
         AND attempts < max_attempts AND next_retry_at <= :now ORDER BY id LIMIT :limit)
     ORDER BY id LIMIT :limit"""
+# The last error of the job pass `p` of the job `j`: its own last failure's, else (a job made before passes
+# failed apart, schema v17) its job's.
+PASS_ERROR = """ifnull((SELECT f.error FROM pass_failures f WHERE f.job_pass_id = p.id ORDER BY f.id DESC LIMIT 1),
+    j.last_error)"""
 RECOVERED = "recovered stale processing job"
 RELEASED = "released by its worker, which stopped before finishing it"
 _RNG = random.Random()
@@ -87,28 +91,23 @@ class Outcome:
     passes: tuple[PassOutcome, ...] = ()
     job_error: str | None = None  # the job could not run at all (its capture is missing)
 
-    @property
-    def failed(self) -> list[PassOutcome]:
-        return [outcome for outcome in self.passes if outcome.error is not None]
-
     def failures(self) -> list[tuple[JobPass, str, str]]:
         """(job pass, error, kind) of each pass that failed: all of the job's when it could not run at all."""
         if self.job_error is not None:
             return [(job_pass, self.job_error, "permanent") for job_pass in self.job.passes]
-        return [(outcome.job_pass, outcome.error, outcome.error_kind) for outcome in self.failed]
+        return [(outcome.job_pass, outcome.error, outcome.error_kind) for outcome in self.passes if outcome.error]
 
     @property
     def error(self) -> str | None:
         """The job's error: its own, or its failed passes' (each named), or None when it is done."""
-        failed = self.failed
-        if self.job_error is not None or not failed:
+        if self.job_error is not None:
             return self.job_error
-        return "; ".join(f"{outcome.job_pass.pass_name}: {outcome.error}" for outcome in failed)
+        return "; ".join(f"{job_pass.pass_name}: {error}" for job_pass, error, _ in self.failures()) or None
 
     @property
     def error_kind(self) -> str:
         """Retryable when any failed pass may pass another time: a retry re-runs the job's failed passes only."""
-        return "retryable" if any(outcome.error_kind == "retryable" for outcome in self.failed) else "permanent"
+        return "retryable" if any(kind == "retryable" for _, _, kind in self.failures()) else "permanent"
 
 
 @dataclass(frozen=True)

@@ -140,10 +140,12 @@ def migrate(conn: sqlite3.Connection) -> int:
     Foreign keys are off while migrating, as SQLite's way of making a table again asks (v17 does), and
     checked before the migration commits: a reference it broke rolls it back whole (one broken before,
     by an older version or a hand, is left as it was)."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return SCHEMA_VERSION  # every open but the first after an upgrade: no write lock, no pragma turned
     conn.execute("PRAGMA foreign_keys = OFF")  # outside the transaction: SQLite ignores it inside one
     try:
         with write(conn):
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]  # again: another process may have migrated
             if version > SCHEMA_VERSION:
                 raise UserError(
                     f"state database schema v{version} is newer than this pipeline (v{SCHEMA_VERSION}); upgrade pipeline"

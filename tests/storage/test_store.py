@@ -268,6 +268,21 @@ def test_a_migration_refuses_only_references_it_would_break(tmp_path):
     assert [row[0] for row in conn.execute("PRAGMA foreign_key_check")] == ["job_attempts"]
 
 
+def test_a_migration_that_would_break_a_reference_changes_nothing(tmp_path, monkeypatch):
+    from pipeline.errors import UserError
+    from pipeline.storage import store
+
+    open_store(tmp_path / "state.db").close()
+    orphan = "INSERT INTO job_attempts (job_id, attempt, claim_token, started_at) VALUES (999, 1, 'x', 0);"
+    monkeypatch.setattr(store, "MIGRATIONS", (*store.MIGRATIONS, orphan))
+    monkeypatch.setattr(store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(UserError, match="would break a reference of job_attempts"):
+        open_store(tmp_path / "state.db")
+    raw = sqlite3.connect(tmp_path / "state.db")
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert raw.execute("SELECT COUNT(*) FROM job_attempts").fetchone()[0] == 0
+
+
 def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
     from types import SimpleNamespace
 
