@@ -20,21 +20,19 @@ from typing import TYPE_CHECKING, Callable
 from pipeline.config import Config, worker_count
 from pipeline.content.article import Article
 from pipeline.content.capture import CaptureReport, capture_content, read_ahead
-from pipeline.content.facts import LOG_KEPT, Change, fact_sources, gather, read_data_files
+from pipeline.content.facts import LOG_KEPT, Change, Facts, fact_sources, gather, read_data_files
 from pipeline.content.scan import require_content_folder, scan_sources
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
-from pipeline.incremental.build_cache import BuildCache
 from pipeline.incremental.build_stamp import (
     LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
 )
 from pipeline.incremental.code_digest import code_digest
-from pipeline.incremental.job_reuse import PACK_FOUND, pack_memos
 from pipeline.jobs.context import BuildContext
-from pipeline.jobs.rounds import ProcessReport, run_rounds
-from pipeline.jobs.worker import HelperWorker, passes_for
+from pipeline.jobs.report import ProcessReport
 from pipeline.passes.base import Wiki
 from pipeline.passes.contract import PassSpec
 from pipeline.passes.options import wiki_options
+from pipeline.passes.registry import passes_for
 from pipeline.runtime.build_lock import build_lock
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.disk_full import disk_full_is_an_error
@@ -48,6 +46,7 @@ from pipeline.storage.store import db_path, open_store
 from pipeline.urls import normalize_base
 
 if TYPE_CHECKING:  # the search code loads with the page code, when a build renders
+    from pipeline.incremental.build_cache import BuildCache
     from pipeline.site.search import BackgroundIndex
 
 
@@ -139,10 +138,10 @@ def _build(
             if last and (not site or (intact().intact and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started, intact().put_back)
             forget_last(config, context.kind)
-            last_render = LastRender(config) if site else None  # read while the forked helper works a round
-            context.helper_worker = HelperWorker(helper, config, last_render.steps(load_render_code) if site else [])
-            gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files)
-            processed = run_rounds(context, gathered, read)
+            last_render = start_work(context)
+            gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files,
+                              captured.git)
+            processed = process(context, gathered, read)
             listing = list_diagnostics(context, processed, captured, stamp)
             rendered = render(context, processed.wiki, gathered.log, intact(), last_render) if site else None
             finish(context, stamp, processed, listing, rendered)
@@ -169,12 +168,31 @@ def capture(context: BuildContext) -> tuple[CaptureReport, dict[int, Article]]:
     return capture_content(context.conn, context.config, workers=context.workers, scanned=context.helper.result), read
 
 
+def start_work(context: BuildContext) -> LastRender | None:
+    """Have the forked helper load the passes to work the small rounds (`HelperWorker`: its code loads here, as a
+    build with nothing to do works none); return what the last render left, which this process reads meanwhile."""
+    from pipeline.jobs.worker import HelperWorker
+
+    last_render = LastRender(context.config) if context.site else None
+    meanwhile = last_render.steps(load_render_code) if last_render is not None else []
+    context.helper_worker = HelperWorker(context.helper, context.config, meanwhile)
+    return last_render
+
+
 def stamp_build(context: BuildContext, captured: CaptureReport) -> tuple[str, dict]:
     """The build's stamp (`build_stamp`), and the data files read for it: once, `gather` parses those bytes."""
     config = context.config
     data_files = read_data_files(config.content_dir)
     sources = fact_sources(context.conn, config.content_dir, captured.commit, data_files)
     return build_stamp(config, context.specs, sources, captured, context.site), data_files
+
+
+def process(context: BuildContext, gathered: Facts, read: dict[int, Article]) -> ProcessReport:
+    """Every round of passes (`jobs/rounds.py`): its planning code loads here, as a build with nothing to do
+    plans nothing."""
+    from pipeline.jobs.rounds import run_rounds
+
+    return run_rounds(context, gathered, read)
 
 
 def finish(
@@ -233,8 +251,10 @@ def memos_to_pack(processed: ProcessReport, specs: list[PassSpec]) -> list[tuple
     """(name, version) of the passes whose plan memo now lacks more result digests than the next plan
     would rather look up than pack (`job_reuse.PACK_FOUND`): the memo was saved before the jobs it
     names ran (a cold build's, every entry)."""
+    from pipeline.incremental import job_reuse
+
     created = Counter(name for _, name in processed.created_passes)
-    return [(spec.name, spec.version) for spec in specs if created[spec.name] > PACK_FOUND]
+    return [(spec.name, spec.version) for spec in specs if created[spec.name] > job_reuse.PACK_FOUND]
 
 
 def list_diagnostics(
@@ -259,8 +279,7 @@ def list_diagnostics(
         if saved is not None:
             save_diagnostics(saved, stamp, diagnostics)
         return lambda: listed_for(diagnostics, context.info)
-    created = Counter(name for _, name in processed.created_passes)
-    to_pack = [(spec.name, spec.version) for spec in context.specs if created[spec.name] > PACK_FOUND]
+    to_pack = memos_to_pack(processed, context.specs)
     stored = [(outputs.db, outputs.reporting()) for outputs in wiki.results.values()]  # a build's: StoredOutputs
     paths = {article.capture_id: article.path for article in wiki.articles}
     context.helper.start(_listed_stored, stored, paths, problems, failures, notices, saved, stamp, context.info, to_pack)
@@ -278,6 +297,8 @@ def _listed_stored(
     if saved is not None:
         save_diagnostics(saved, stamp, diagnostics)
     if to_pack and stored:
+        from pipeline.incremental.job_reuse import pack_memos
+
         with closing(open_store(Path(stored[0][0]))) as conn:
             pack_memos(conn, to_pack)
     shown, unlisted = listed_for(diagnostics, info)

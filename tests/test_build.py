@@ -58,11 +58,10 @@ def test_on_two_workers_a_missing_content_folder_is_an_error_message_not_a_crash
 
 
 def test_on_two_workers_a_cold_builds_memos_are_packed_with_their_results_digests(make_wiki, monkeypatch):
-    import pipeline.build as build_module
     from pipeline.incremental import job_reuse
 
     config = make_wiki(WIKI, search=False)
-    monkeypatch.setattr(build_module, "PACK_FOUND", 0)  # every pass that made a job (a 10k cold build: 13,000)
+    monkeypatch.setattr(job_reuse, "PACK_FOUND", 0)  # every pass that made a job (a 10k cold build: 13,000)
     build(config, workers=2, site=True)
     conn = open_store(config.state_db)
     parts = [json.loads(entries) for (entries,) in conn.execute("SELECT entries FROM plan_memo")]
@@ -260,3 +259,21 @@ def test_the_next_build_loads_the_contracts_a_build_compiled(make_wiki, monkeypa
     (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
     report = build(config, workers=1, site=True)
     assert report.process.work.done and not report.process.failures  # its jobs' outputs checked, nothing compiled
+
+
+def test_a_build_with_nothing_to_do_loads_no_planning_or_work_code(make_wiki):
+    import subprocess
+    import sys
+
+    config = make_wiki(WIKI, search=False)
+    probe = (  # each build a process of its own, as a command line's
+        "import sys; from pathlib import Path; from pipeline.build import build; from pipeline.config import Config; "
+        f"report = build(Config(content_dir=Path({str(config.content_dir)!r}), state_dir=Path({str(config.state_dir)!r}), "
+        f"out_dir=Path({str(config.out_dir)!r}), search=False), workers=1, site=True); "
+        "print(report.process.skipped, sorted(m for m in ('pipeline.jobs.worker', 'pipeline.jobs.plan', "
+        "'pipeline.jobs.queue', 'pipeline.jobs.rounds', 'pipeline.incremental.job_reuse') if m in sys.modules))"
+    )
+    builds = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+              for _ in range(2)]  # fmt: skip
+    assert builds[0].startswith("False [") and builds[0] != "False []"  # the first build planned and worked
+    assert builds[1] == "True []"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.jobs.rounds import plan_captures
-from pipeline.jobs.worker import passes_for
+from pipeline.passes.registry import passes_for
 from pipeline.commands.options import add_state, config_from
 from pipeline.content.capture import capture_content
 from pipeline.content.scan import require_content_folder

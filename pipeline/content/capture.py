@@ -15,7 +15,6 @@ import datetime
 import hashlib
 import os
 import sqlite3
-import subprocess
 import time
 from contextlib import closing
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from typing import Callable, Iterator, NamedTuple
 from pipeline.config import Config, worker_count
 from pipeline.content.article import Article
 from pipeline.content.attachments import AttachmentReport, capture_attachments
+from pipeline.content.git_history import GitPlace, git_place
 from pipeline.content.scan import Notice, Scan, history_mark, read_regular, scan_sources, skip_notice
 from pipeline.content.source import ParsedSource, decode, parse_source
 from pipeline.runtime import jsonio
@@ -45,6 +45,7 @@ class CaptureReport:
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
     notices: list[Notice] = field(default_factory=list)  # files left out or renamed (`scan`), reported as warnings
     commit: str | None = None  # git HEAD of the content folder (None outside a repository)
+    git: GitPlace | None = None  # where the content folder is in its repository (`gather` reads its history there)
     attachments: AttachmentReport = field(default_factory=AttachmentReport)  # the other files: counted apart
 
 
@@ -206,8 +207,9 @@ def capture_content(
     processes (default: the config's), a chunk at a time, each while the one before is
     inserted here (`_parsed_chunks`).
     """
-    commit = git_commit(Path(config.content_dir))
-    report = CaptureReport(commit=commit)
+    place = git_place(Path(config.content_dir))
+    commit = place.head if place is not None else None
+    report = CaptureReport(commit=commit, git=place)
     now = now or utc_now()
     workers = worker_count(config, workers)
     with write(conn):
@@ -336,17 +338,6 @@ def _observe(conn, rel: str, capture_id: int, now: str, commit: str | None) -> N
         "INSERT INTO capture_history (path, capture_id, observed_at, git_commit) VALUES (?, ?, ?, ?)",
         (rel, capture_id, now, commit),
     )
-
-
-def git_commit(folder: Path) -> str | None:
-    """HEAD of the git repository holding `folder`, or None outside one."""
-    try:
-        result = subprocess.run(
-            ["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return result.stdout.strip() or None if result.returncode == 0 else None
 
 
 def utc_now() -> str:

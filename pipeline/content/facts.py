@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from pipeline.content import data_files
-from pipeline.content.git_history import read_history
+from pipeline.content.git_history import ASK, GitPlace, read_history
 from pipeline.content.capture import current_capture_ids
 from pipeline.content.scan import read_inside
 from pipeline.content.source import decode
@@ -48,20 +48,21 @@ def read_data_files(content_dir: Path) -> dict[str, bytes | None]:
 
 def gather(
     conn: sqlite3.Connection, content_dir: Path, capture_ids: list[int] | None = None, kept: Path | None = None,
-    raw: dict[str, bytes | None] | None = None,
+    raw: dict[str, bytes | None] | None = None, place: GitPlace | None | str = ASK,
 ) -> Facts:
     """Read, once per build, everything passes and pages know beyond the captures themselves.
 
     `capture_ids`: the current captures when the caller knows them (a capture run just did); `kept`: where
     the capture log is kept between builds (`capture_log`), and the git history beside it; `raw`: the data files as the caller read them
-    (`read_data_files`), else read here.
+    (`read_data_files`), else read here; `place`: where the content folder is in git, as capture found it
+    (`CaptureReport.git`), else asked here.
     """
     ids = current_capture_ids(conn) if capture_ids is None else capture_ids
     result = Facts(capture_ids=ids, log=capture_log(conn, kept))
     raw = read_data_files(content_dir) if raw is None else raw
     for name in DATA_FILES:
         result.data[name] = _parsed(name, raw[name], result.problems)
-    git = read_history(Path(content_dir), kept.parent if kept is not None else None)
+    git = read_history(Path(content_dir), kept.parent if kept is not None else None, place)
     result.facts["git_times"] = git.times() if git is not None else {}
     if git is not None:
         result.facts["git"] = git

@@ -24,7 +24,6 @@ compared with difflib, and cut at `MAX_DIFF_LINES`.
 
 from __future__ import annotations
 
-import difflib
 import os
 import pickle
 import subprocess
@@ -43,6 +42,7 @@ EMPTY_BLOB = "0" * 40
 MAX_DIFF_LINES = 400  # lines of one revision's diff shown; the rest counted
 MAX_BLOB_BYTES = 1 << 20  # a bigger file's diff is not shown
 TIMEOUT = 600  # seconds a `git log` of the whole folder may take
+ASK = "ask"  # `read_history`'s place when the caller has not asked git where the folder is
 
 
 class Commit(NamedTuple):
@@ -87,18 +87,39 @@ class GitLog:
         return repr(self)
 
 
-def read_history(folder: Path, state_dir: Path | None = None) -> GitLog | None:
-    """The git history of `folder`'s Markdown files, or None without one (see the module's docstring)."""
+class GitPlace(NamedTuple):
+    """Where a folder sits in its git repository, and the repository's HEAD."""
+
+    top: str  # the repository's top folder
+    prefix: str  # the folder inside it ("" or ending with "/")
+    shallow: bool
+    head: str
+
+
+def git_place(folder: Path) -> GitPlace | None:
+    """The repository holding `folder`, or None outside one, in one with no commit yet, or without git: one
+    `git rev-parse` a build, which capture (HEAD, on each capture) and the history both read."""
     try:
         where = _run(folder, "rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "HEAD")
     except (OSError, subprocess.SubprocessError):
         return None
     lines = where.splitlines() if where is not None else []
-    if len(lines) != 4 or len(lines[3]) != 40:  # not a repository, or no commit yet
+    if len(lines) != 4 or len(lines[3]) != 40:
         return None
     top, prefix, shallow, head = lines
+    return GitPlace(top, prefix, shallow == "true", head)
+
+
+def read_history(folder: Path, state_dir: Path | None = None, place: GitPlace | None | str = ASK) -> GitLog | None:
+    """The git history of `folder`'s Markdown files, or None without one (see the module's docstring).
+    `place`: the folder's `git_place` (None: outside a repository), when the caller has it; else asked here."""
+    if place is ASK:
+        place = git_place(folder)
+    if place is None:
+        return None
+    top, prefix, shallow, head = place
     kept = _kept(state_dir / KEPT if state_dir else None, top, prefix)
-    if kept is not None and kept.head == head and kept.shallow == (shallow == "true"):
+    if kept is not None and kept.head == head and kept.shallow == shallow:
         return kept
     try:
         since = kept.head if kept is not None and not kept.shallow and _is_ancestor(folder, kept.head) else None
@@ -107,7 +128,7 @@ def read_history(folder: Path, state_dir: Path | None = None) -> GitLog | None:
         return None
     if found is None:
         return None
-    log = GitLog(top, prefix, head, shallow == "true")
+    log = GitLog(top, prefix, head, shallow)
     log.commits, log.lineages = _joined(found, kept if since else None)
     if state_dir is not None:
         try:
@@ -244,6 +265,8 @@ class Diffs:
             return []
         if old is None or new is None:
             return []
+        import difflib  # here: only a history page's diff needs it, and every build imports this module
+
         diff = difflib.unified_diff(old.splitlines(), new.splitlines(), n=3, lineterm="")
         shown = []
         for line in diff:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pipeline.config import Config
-from pipeline.incremental.build_cache import BuildCache
-from pipeline.jobs.worker import HelperWorker
 from pipeline.passes.contract import PassSpec
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.forks import ForkedHelper
+
+if TYPE_CHECKING:  # loaded when used: the preview's cache, and the worker once a build has work
+    from pipeline.incremental.build_cache import BuildCache
+    from pipeline.jobs.worker import HelperWorker
 
 
 @dataclass

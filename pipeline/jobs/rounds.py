@@ -10,41 +10,23 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from dataclasses import dataclass, field
 
 from pipeline.config import Config
 from pipeline.content.article import Article
 from pipeline.content.attachments import attachment_hashes
 from pipeline.content.capture import current_capture_ids, load_articles
 from pipeline.content.facts import Facts
-from pipeline.diagnostics import Diagnostic
 from pipeline.incremental.job_reuse import Digests, read_results
 from pipeline.jobs.context import BuildContext
 from pipeline.jobs.plan import failed_jobs, load_results, plan_round
-from pipeline.jobs.worker import WorkerReport, run_plan
+from pipeline.jobs.report import ProcessReport
+from pipeline.jobs.worker import run_plan
 from pipeline.passes.base import Wiki
 from pipeline.passes.contract import PassSpec
 from pipeline.passes.options import wiki_options
 from pipeline.passes.registry import rounds
 from pipeline.runtime.libc import give_back_memory
 from pipeline.storage.results import ResultFacts
-
-
-@dataclass
-class ProcessReport:
-    """Jobs planned and run over all rounds, and the results of the current captures."""
-
-    created_passes: list[tuple[str, str]] = field(default_factory=list)  # (path, pass name) of new job passes
-    created_jobs: int = 0  # the jobs made to run them (one per capture and round)
-    reused: int = 0  # job passes whose result (or job) was there
-    work: WorkerReport = field(default_factory=WorkerReport)
-    wiki: Wiki | None = None
-    problems: list[tuple[str, int, str]] = field(default_factory=list)  # data files that did not parse
-    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (path, pass, error) of failed jobs
-    notices: list[tuple[str, str, str]] = field(default_factory=list)  # files the capture left out or renamed
-    diagnostics: list[Diagnostic] = field(default_factory=list)  # the info ones too, unless asked for none
-    unlisted_info: int = 0  # info diagnostics counted but not listed (a build asked for none: `info=False`)
-    skipped: bool = False  # nothing the build reads had changed since the last complete one
 
 
 def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec]) -> int:

@@ -25,13 +25,14 @@ from pipeline.jobs.queue import (
     Backoff, ClaimedJob, JobPass, Outcome, PassOutcome, claim, finish, has_work, held_leases, recover_stale, release,
     worker_name,
 )  # fmt: skip
+from pipeline.jobs.report import WorkerReport
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
 from pipeline.markdown.code import load_highlighter
 from pipeline.markdown.extensions import enabled as enabled_extensions
 from pipeline.markdown.extensions import setting as markdown_setting
 from pipeline.passes.base import RetryableError
 from pipeline.passes.contract import PassSpec
-from pipeline.passes.registry import PassLoadError, load_passes
+from pipeline.passes.registry import passes_for
 from pipeline.runtime import jsonio
 from pipeline.runtime.contracts import COMPILED_CONTRACTS
 from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, fork_map
@@ -43,28 +44,6 @@ from pipeline.storage.text_refs import STORED
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
 BLOBS_KEPT = 4096  # input blobs a worker keeps decoded: the shared ones (indexes, options) and a few batches' own
-
-
-@dataclass
-class WorkerReport:
-    """What one or more workers did."""
-
-    done: int = 0
-    failed: int = 0
-    passes: int = 0  # the passes the done and failed jobs ran
-    rejected: int = 0
-    recovered: int = 0
-    batches: int = 0
-    failures: list[tuple[int, str]] = field(default_factory=list)  # (job id, error)
-
-    def add(self, other: "WorkerReport") -> None:
-        self.done += other.done
-        self.failed += other.failed
-        self.passes += other.passes
-        self.rejected += other.rejected
-        self.recovered += other.recovered
-        self.batches += other.batches
-        self.failures += other.failures
 
 
 class Worker:
@@ -214,14 +193,6 @@ def _event_id(outcome: PassOutcome, article) -> str:
     identity = (job_pass.pass_name, job_pass.pass_version, article.path, article.sha256, edit["edited_sha256"],
                 edit["applied"])  # fmt: skip
     return "edit-" + hashlib.sha256("|".join(map(str, identity)).encode()).hexdigest()[:32]
-
-
-def passes_for(config: Config) -> list[PassSpec]:
-    """The passes `config` names, loaded (their contracts compiled, or read from the state folder)."""
-    try:
-        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, cached_in=config.state_dir)
-    except PassLoadError as exc:
-        raise UserError(str(exc)) from None
 
 
 class HelperWorker:

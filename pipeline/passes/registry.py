@@ -17,13 +17,21 @@ from pathlib import Path
 from types import ModuleType
 
 from pipeline.config import CONFIG_FILE, Config, typed_section
-from pipeline.errors import ConfigError
+from pipeline.errors import ConfigError, UserError
 from pipeline.passes.contract import Pass, PassLoadError, PassSpec
 from pipeline.passes.plugins import declared_passes
-from pipeline.runtime.contracts import compiled
+from pipeline.runtime.contracts import COMPILED_CONTRACTS, compiled
 
 # Order matters only for display; execution order follows each pass's needs.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
+
+
+def passes_for(config: Config) -> list[PassSpec]:
+    """The passes `config` names, loaded (their contracts compiled, or read from the state folder)."""
+    try:
+        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, cached_in=config.state_dir)
+    except PassLoadError as exc:
+        raise UserError(str(exc)) from None
 
 
 def load_passes(

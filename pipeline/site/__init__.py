@@ -15,13 +15,15 @@ import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from pipeline.config import Config
 from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
-from pipeline.incremental.page_summaries import PageSummaries, load_summaries
 from pipeline.site.shards import loader
 from pipeline.site.writer import LastRecord, in_output, inside, journaled_files, last_render, mark, previous_files
+
+if TYPE_CHECKING:
+    from pipeline.incremental.page_summaries import PageSummaries
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
@@ -122,4 +124,6 @@ class LastRender:
         return [load_code, lambda: self.record, self._read_summaries]
 
     def _read_summaries(self) -> None:
+        from pipeline.incremental.page_summaries import load_summaries  # only a build that renders reads them
+
         self._summaries = load_summaries(self.config.state_dir / PAGE_SUMMARIES)

@@ -10,7 +10,6 @@ for files under `assets/`.
 from __future__ import annotations
 
 import functools
-import gzip
 import hashlib
 import importlib.resources
 from collections.abc import Mapping
@@ -152,6 +151,8 @@ def builtin_root():
 
 def assets(templates_dir: Path | None) -> dict[str, bytes]:
     """`assets/...` path -> bytes: the built-in theme's assets, overridden and extended by the wiki's."""
+    import gzip  # here: only a build that writes the theme's files needs it, and every build imports this module
+
     found = {}
     folder = builtin_root().joinpath(ASSETS)
     for file in sorted(folder.iterdir(), key=lambda f: f.name):

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import folder_hashes
 from pipeline.jobs.rounds import plan_captures
-from pipeline.jobs.worker import passes_for
+from pipeline.passes.registry import passes_for
 from pipeline.config import Config
 from pipeline.content import capture
 from pipeline.content.capture import capture_content, current_capture_ids, load_articles, read_ahead

@@ -129,3 +129,24 @@ def test_a_long_diff_is_cut_and_a_missing_blob_shows_none(repo, monkeypatch):
         assert diffs.lines(edited._replace(before="0" * 39 + "1")) == []  # not in this repository (a shallow clone's)
     finally:
         diffs.close()
+
+
+def test_a_build_asks_git_where_the_folder_is_once_and_reads_its_history_there(repo, tmp_path, monkeypatch):
+    from pipeline.build import build
+    from pipeline.config import Config
+
+    asked = []
+    original = git_history._run
+    monkeypatch.setattr(git_history, "_run", lambda folder, *args: asked.append(args[0]) or original(folder, *args))
+    config = Config(content_dir=repo / "wiki", state_dir=tmp_path / "state", out_dir=tmp_path / "site", search=False)
+    report = build(config, workers=1, site=True)
+    assert asked == ["rev-parse"]  # capture's question; the history (`gather`) reads its answer
+    assert report.capture.commit == report.capture.git.head == git(repo, "rev-parse", "HEAD").strip()
+    pages = [page.read_text(encoding="utf-8") for page in (tmp_path / "site").rglob("history/index.html")]
+    assert any("Grow &lt;a&gt;" in page for page in pages)  # a commit's subject: the history is git's
+
+
+def test_outside_a_repository_the_history_asks_git_nothing_more(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(git_history, "_run", lambda folder, *args: asked.append(args))
+    assert read_history(tmp_path, place=None) is None and asked == []

@@ -109,10 +109,12 @@ def test_a_data_file_change_runs_the_build(make_wiki):
 def test_a_new_commit_runs_the_build(make_wiki, monkeypatch):
     """git times are facts: a commit changes them without changing a single capture."""
     config = make_wiki(FILES, search=False)
-    monkeypatch.setattr("pipeline.content.capture.git_commit", lambda folder: "1" * 40)
+    from pipeline.content.git_history import GitPlace
+
+    monkeypatch.setattr("pipeline.content.capture.git_place", lambda folder: GitPlace(str(folder), "", False, "1" * 40))
     build(config, workers=1, site=True)
     assert build(config, workers=1, site=True).process.skipped
-    monkeypatch.setattr("pipeline.content.capture.git_commit", lambda folder: "2" * 40)
+    monkeypatch.setattr("pipeline.content.capture.git_place", lambda folder: GitPlace(str(folder), "", False, "2" * 40))
     assert not build(config, workers=1, site=True).process.skipped
 
 

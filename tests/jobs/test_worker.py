@@ -316,7 +316,7 @@ _STEP: list[int] = []  # the read end of a pipe: the forked helper's round waits
 def _works_once_a_step_ran(config, identities, home):
     import os
 
-    from pipeline.jobs.worker import WorkerReport
+    from pipeline.jobs.report import WorkerReport
 
     os.read(_STEP[0], 1)
     return WorkerReport(done=1)
