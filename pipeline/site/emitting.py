@@ -47,6 +47,9 @@ class Changes:
     # Every page is planned again (articles were added: the sitemap and the redirects list every page), though
     # only those of `articles` are rendered.
     every_page: bool
+    # A navigation tree too big for every page to list whole lists other pages (a title in it changed, a page was
+    # added): every article page is planned, and only those whose part of the tree changed are rendered.
+    tree: bool = False
 
 
 @dataclass
@@ -170,11 +173,12 @@ def render_files(
     sections = {lang: shown.sections for lang, shown in navs.items() if not shown.full}
     state = replace(site_state(model, salts, site.histories), sections=sections)
     changes = changes_since(previous.state, state, model, emitters)
-    # A big tree changed (a page added, retitled): every page is planned; the changed articles' pages are digested,
-    # the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are rendered.
+    # A big tree changed (a page added, retitled): every article page is planned; the changed articles' pages are
+    # digested, the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are
+    # rendered. The other outputs (histories, sitemap, redirects) show no page's tree: they are told what changed.
     digest_all = changes is not None and previous.state is not None and previous.state.sections != sections
     if digest_all:
-        changes = replace(changes, every_page=True)
+        changes = replace(changes, tree=True)
     site.categories  # noqa: B018 (made now: each article's page shows its category links)
     out = Output(writer, env, settings, navs, model.default_language)
     problems = sorted({problem for tree in site.navigation.values() for problem in tree.problems})

@@ -192,6 +192,7 @@ def test_in_a_big_tree_a_retitle_or_an_addition_renders_the_pages_around_it_as_a
 
 def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_their_tree(make_wiki, monkeypatch):
     from pipeline.build import build
+    from pipeline.site import render
     from pipeline.site.render import PageJob
 
     monkeypatch.setattr(sidebar, "FULL_TREE", 10)
@@ -202,9 +203,17 @@ def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_t
     digested = []
     tree_key = PageJob.tree_key
     monkeypatch.setattr(PageJob, "tree_key", lambda job, page: digested.append(page.url) or tree_key(job, page))
+    planned = []
+    render_pages = render.render_pages
+    monkeypatch.setattr(render, "render_pages", lambda job, pages, *rest: planned.extend(
+        render.page_file(page.url) for page in pages) or render_pages(job, pages, *rest))  # fmt: skip
     (config.content_dir / "s/p05.md").write_text("---\ntitle: s 05 renamed\n---\nText 5.\n")
     written = {rel for rel in build(config, workers=1, site=True).site.written if rel.endswith("index.html")}
     assert digested and all(url.startswith("s/") for url in digested)  # t's pages are not looked at again
+    # Every article page is planned (its tree may show the title); of the other pages, only the edit's own: no
+    # history page but the retitled article's shows a tree that lists it.
+    assert {rel for rel in planned if rel.endswith("/history/index.html")} == {"s/p05/history/index.html"}
+    assert {f"{folder}/p{n:02}/index.html" for folder in ("s", "t") for n in range(20)} <= set(planned)
     assert "s/p05/index.html" in written and "s/p04/index.html" in written  # its neighbour shows the new title
     assert not any(rel.startswith("t/") for rel in written)
     (config.content_dir / "s/index.md").write_text("---\ntitle: The S section\n---\nS.\n")  # a section's title

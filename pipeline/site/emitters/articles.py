@@ -73,10 +73,11 @@ def emit(site, out) -> None:
 
 
 def emit_changed(site, changes, out) -> None:
-    """The pages of the changed articles (every page when the sitemap lists them again: the render path
-    renders those of the changed articles only)."""
+    """The pages of the changed articles (every page when the sitemap lists them again, or a big navigation tree
+    changed: the render path renders those of the changed articles, and those whose part of the tree changed)."""
+    every = changes.every_page or changes.tree
     for page in site.model.articles:
-        if changes.every_page or page.path in changes.articles:
+        if every or page.path in changes.articles:
             out.page(article_page(page, site.navigation[page.lang]))
 
 
