@@ -56,6 +56,22 @@ def test_an_edit_of_an_article_in_no_pair_leaves_the_status_pages_alone(make_wik
 
 
 
+def test_a_link_made_in_an_up_to_date_translation_makes_no_status_again(make_wiki, tmp_path, monkeypatch):
+    # Its page summary changed (the pages it links to), in nothing a status shows; no translation in its group is
+    # outdated, so no lag to count again either.
+    from pipeline.site import pages as wiki_pages
+
+    config = make_wiki(FILES, pairing="suffix")
+    build_site(config)
+    made = []
+    status = wiki_pages.translation_status
+    monkeypatch.setattr(wiki_pages, "translation_status", lambda *args: made.append(1) or status(*args))
+    (config.content_dir / "a.es.md").write_text("---\ntitle: Manzana\n---\n\nA, con [[b]].\n")
+    assert "es/a/index.html" in build_site(config).site.written
+    assert made == []
+    _same_as_a_full_build(config, tmp_path)
+
+
 def test_an_article_in_no_pair_retitled_is_listed_by_its_new_title(make_wiki, tmp_path):
     # Not in a pair, but its title is what the other language's "missing" list shows: its page summary changed.
     config = make_wiki(FILES, pairing="suffix")

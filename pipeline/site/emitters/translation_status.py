@@ -4,8 +4,9 @@ translations (with how many changes and days they lag their source) and those up
 After an edit, the pages are planned again only when what one lists changed (all of them then: each names the
 others as its translations): the digest of each language's status is kept in the state folder (`KEPT`, written
 once every file is in place; a cache: without it, the pages are planned), as an edit rarely changes a status, and
-a big wiki's lists are long. An edit that changed no page summary (titles, URLs, pairs) and no article with a
-translation or an outdated verdict changes no status: it is not even made again.
+a big wiki's lists are long. An edit that changed no page summary in what a status shows (titles, URLs, pairs,
+verdicts: a link made or unmade changes none) and no article in a group with an outdated translation changes no
+status: it is not even made again.
 """
 
 from __future__ import annotations
@@ -36,13 +37,20 @@ def emit_changed(site, changes, out) -> None:
         _plan(site, out, _kept(site.config.state_dir / KEPT))
 
 
+# What a status shows of a page summary: a link to its page, its group (its translations) and its verdict.
+SHOWN = ("title", "url", "lang", "pair_paths", "outdated")
+
+
 def _unchanged(model, changes) -> bool:
-    """Whether every status is the last build's: no page summary changed (a pair made or undone changes two),
-    and no changed article is in a group of translations (its history and verdict are what a status shows)."""
-    if changes.lists or model.replaced:
+    """Whether every status is the last build's: no page summary changed in what a status shows of it (a pair made
+    or undone changes two; a link made changes none), and no changed article is in a group with an outdated
+    translation (how far that lags its source is counted in the changes of both)."""
+    if changes.lists or any(old is None or any(getattr(old, field) != getattr(new, field) for field in SHOWN)
+                            for old, new in model.replaced.values()):  # fmt: skip
         return False
     pages = model.by_path()
-    return not any(pages[path].pair_paths or pages[path].outdated for path in changes.articles if path in pages)
+    return not any(pages[member].outdated for path in changes.articles if path in pages
+                   for member in (path, *pages[path].pair_paths) if member in pages)  # fmt: skip
 
 
 def _plan(site, out, last: dict) -> None:
