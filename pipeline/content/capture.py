@@ -44,9 +44,13 @@ class CaptureReport:
     current: list[int] = field(default_factory=list)  # the captures that make up the wiki now, by path
     problems: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, message)
     notices: list[Notice] = field(default_factory=list)  # files left out or renamed (`scan`), reported as warnings
-    commit: str | None = None  # git HEAD of the content folder (None outside a repository)
     git: GitPlace | None = None  # where the content folder is in its repository (`gather` reads its history there)
     attachments: AttachmentReport = field(default_factory=AttachmentReport)  # the other files: counted apart
+
+    @property
+    def commit(self) -> str | None:
+        """git HEAD of the content folder (None outside a repository)."""
+        return self.git.head if self.git is not None else None
 
 
 class Current(NamedTuple):
@@ -207,9 +211,8 @@ def capture_content(
     processes (default: the config's), a chunk at a time, each while the one before is
     inserted here (`_parsed_chunks`).
     """
-    place = git_place(Path(config.content_dir))
-    commit = place.head if place is not None else None
-    report = CaptureReport(commit=commit, git=place)
+    report = CaptureReport(git=git_place(Path(config.content_dir)))
+    commit = report.commit
     now = now or utc_now()
     workers = worker_count(config, workers)
     with write(conn):

@@ -15,7 +15,7 @@ import hashlib
 import os
 import sqlite3
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Callable, Container
 
 from pipeline.config import Config

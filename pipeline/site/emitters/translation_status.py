@@ -45,12 +45,17 @@ def _unchanged(model, changes) -> bool:
     """Whether every status is the last build's: no page summary changed in what a status shows of it (a pair made
     or undone changes two; a link made changes none), and no changed article is in a group with an outdated
     translation (how far that lags its source is counted in the changes of both)."""
-    if changes.lists or any(old is None or any(getattr(old, field) != getattr(new, field) for field in SHOWN)
-                            for old, new in model.replaced.values()):  # fmt: skip
+    if changes.lists or any(map(_shows_a_change, model.replaced.values())):
         return False
     pages = model.by_path()
-    return not any(pages[member].outdated for path in changes.articles if path in pages
-                   for member in (path, *pages[path].pair_paths) if member in pages)  # fmt: skip
+    groups = [(path, *pages[path].pair_paths) for path in changes.articles if path in pages]
+    return not any(pages[member].outdated for group in groups for member in group if member in pages)
+
+
+def _shows_a_change(replaced: tuple) -> bool:
+    """Whether a status shows a change of a page summary (the last build's, or None when unknown; this one's)."""
+    old, new = replaced
+    return old is None or any(getattr(old, field) != getattr(new, field) for field in SHOWN)
 
 
 def _plan(site, out, last: dict) -> None:
