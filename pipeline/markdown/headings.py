@@ -69,8 +69,9 @@ def render_heading_close(self, tokens, idx, options, env) -> str:
         return closing
     from markdown_it.common.utils import escapeHtml
 
-    slots = (env or {}).get("slots")
-    label = slots.add({"permalink_label": True}) if slots is not None else permalink_label((env or {}).get("lang"))
+    env = env or {}
+    slots = env.get("slots")
+    label = slots.add_shared({"permalink_label": True}) if slots is not None else permalink_label(env.get("lang"))
     # Left out of the search index, so a heading's text there has no "#".
     link = f'<a class="headerlink" href="#{escapeHtml(anchor)}" aria-label="{label}" data-pagefind-ignore>#</a>'
     return link + closing

@@ -32,10 +32,18 @@ class Slots:
 
     def __init__(self) -> None:
         self.entries: list[dict] = []
+        self.shared: dict[str, str] = {}  # name -> the hole of a slot every use of that name shares
 
     def add(self, entry: dict) -> str:
         self.entries.append(entry)
         return f"{HOLE}{len(self.entries) - 1}{HOLE}"
+
+    def add_shared(self, entry: dict) -> str:
+        """The hole of `entry` (a dict of one key), left once in the rendering: each use of it is filled alike."""
+        name = next(iter(entry))
+        if name not in self.shared:
+            self.shared[name] = self.add(entry)
+        return self.shared[name]
 
 
 def render_slotted(md: MarkdownIt, tokens: list, env: dict) -> tuple[str, list[dict]]:

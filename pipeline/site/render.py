@@ -36,6 +36,24 @@ from pipeline.site.title_heading import without_title
 from pipeline.urls import home_url, href, special_url
 
 SPECIALS = ("categories", "all", "wanted", "recent")  # the wiki pages the navigation links to
+DICT_NAMES = frozenset(dir(dict))
+
+
+class ThemeEnvironment(Environment):
+    """Jinja's environment, looking a plain dict's keys up first where that finds what Jinja's own order finds.
+
+    Jinja reads `t.home` as an attribute, then as an item: for a dict (the words, the contents, a verdict), a raised
+    and caught AttributeError on each of the dozens of such lookups of a page. A name no dict has as an attribute
+    is looked up as an item at once; any other goes Jinja's way (`d.items` is still the method).
+    """
+
+    def getattr(self, obj, attribute):
+        if type(obj) is dict and attribute not in DICT_NAMES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
 
 
 def environment(templates_dir: Path | None, base_url: str, compiled: Path | None = None) -> Environment:
@@ -51,7 +69,7 @@ def environment(templates_dir: Path | None, base_url: str, compiled: Path | None
         return file.read_text(encoding="utf-8") if file.is_file() else None
 
     loaders = [FileSystemLoader(str(templates_dir))] if templates_dir else []
-    env = Environment(
+    env = ThemeEnvironment(
         loader=ChoiceLoader([*loaders, FunctionLoader(builtin)]),
         autoescape=select_autoescape(["html", "xml"], default_for_string=True, default=True),
         undefined=StrictUndefined,

@@ -1,7 +1,7 @@
 """What makes a page shareable and followable: its absolute URL (`site_url`), its "Edit this page" link (`repo_url`,
 `edit_uri`, as MkDocs names them) and its language's feed.
 
-Every page's head (`head-meta.html`) names its canonical URL, OpenGraph and
+Every page's head (`base.html`) names its canonical URL, OpenGraph and
 Twitter card meta and its language's Atom feed (`emitters/feeds.py`); an
 article's footer links to its source in the repository. Only http and https
 URLs are accepted for `site_url`, `repo_url` and an absolute `edit_uri`

@@ -37,6 +37,9 @@ class LanguageNav:
         self.items: dict[int, str] = {}  # id of a node -> its <li> (a section's: the link to its page, or "")
         self.positions: dict[int, dict[str | None, int]] = {}  # id of a big section -> URL of a child -> its place
         self.last: tuple[str | None, list] = (None, [])  # the URL of the page whose tree was made last, and that tree
+        # Every page no node links to (a history page, a special page) shows one tree, all closed: its HTML and key.
+        self.named = {node.url for node in tree.nodes if not node.section} | tree.places.keys()
+        self.outside: dict[str, str] = {}
         # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
         # the sections (each page's own part is in its own digest: `page_key`).
         self.shared = hashlib.sha256(html.encode() + _shape(tree.nodes, pages=self.full)).hexdigest()
@@ -59,13 +62,25 @@ class LanguageNav:
 
     def for_page(self, url: str) -> Markup:
         """The navigation with the tree as the page at `url` shows it."""
-        return Markup(self.html.replace(SLOT, _joined(self._tree(url), self._closed), 1))
+        made = lambda: self.html.replace(SLOT, _joined(self._tree(url), self._closed), 1)  # noqa: E731
+        return Markup(self._once("html", url, made))
 
     def page_key(self, url: str) -> str:
         """What of the tree the page at `url` shows beyond what every page shows (`shared`): nothing in a tree every
         page lists whole; else the digest of its own tree (its branch, the pages around it), made without its HTML:
         the tree as `for_page` makes it, each closed section (which `shared` names) by the digest of its HTML."""
-        return "" if self.full else hashlib.sha256(_joined(self._tree(url), self._closed_key).encode()).hexdigest()
+        if self.full:
+            return ""
+        made = lambda: hashlib.sha256(_joined(self._tree(url), self._closed_key).encode()).hexdigest()  # noqa: E731
+        return self._once("key", url, made)
+
+    def _once(self, kind: str, url: str, make: Callable[[], str]) -> str:
+        """What `make` gives for the page at `url`: made once for all the pages outside the tree."""
+        if url in self.named:
+            return make()
+        if kind not in self.outside:
+            self.outside[kind] = make()
+        return self.outside[kind]
 
     def _tree(self, url: str) -> list[str | Node]:
         """The tree of the page at `url` as pieces of HTML and closed sections (each its Node): walked once for its

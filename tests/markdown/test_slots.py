@@ -53,6 +53,14 @@ def test_filled_slots_are_the_whole_rendering():
     assert "<code>[[a|b]]</code>" in whole and 'href="#fn1"' in whole
 
 
+def test_the_headings_of_a_rendering_share_one_permalink_label_slot():
+    md, env = make_parser(), {}
+    html, slots = render_slotted(md, md.parse("## One\n\n## Two\n\n### Three\n", env), env)
+    assert slots == [{"permalink_label": True}] and html.count("\x000\x00") == 3
+    filled = fill(html, embed_fills(md, slots, {"lang": "es"}, lambda meta: None, 3, ()))
+    assert filled.count('aria-label="Enlace a esta sección"') == 3
+
+
 def test_rendering_with_slots_leaves_the_parse_as_it_was():
     md, env = make_parser(), {}
     tokens = md.parse(BODY, env)

@@ -157,6 +157,8 @@ def test_a_big_tree_lists_the_open_branch_only_around_the_page(monkeypatch):
     assert '<a href="/s/">All</a>' in html  # the section's page, and every page below it (no count: see `_more`)
     assert "Lone" not in html and '<a href="/special/all/">All</a>' in html  # closed: a link for its pages
     assert shown.page_key("s/p50/") != shown.page_key("s/p10/")  # each page's own part of a big tree is its own
+    outside = str(shown.for_page("s/p50/history/"))  # a page no node links to: every section closed
+    assert "aria-current" not in outside and "Page 50" not in outside and '<a href="/s/">Big</a>' in outside
     assert shown.shared == sidebar.LanguageNav("<nav><!--nav-tree--></nav>", Tree("en", "", nodes[:1] + [
         Node("Other", None, True, [Node("Lone, retitled", "o/lone/")])], places, total), "/", shown.labels).shared
 
@@ -220,6 +222,22 @@ def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_t
     digested.clear()
     build(config, workers=1, site=True)
     assert any(url.startswith("t/") for url in digested)  # every page shows the section's title: all digested
+
+
+def test_the_pages_outside_the_tree_share_one_tree_made_once(monkeypatch):
+    monkeypatch.setattr(sidebar, "FULL_TREE", 10)
+    nodes = [Node("Big", "s/", True, [Node(f"Page {n}", f"s/p{n}/") for n in range(20)]), Node("Top", "t/")]
+    places: dict = {}
+    tree = Tree("en", "", nodes, places, navigation._place(nodes, (), None, places))
+    labels = {"all_url": "special/all/", "section_pages": "All"}
+    shown = sidebar.LanguageNav("<nav><!--nav-tree--></nav>", tree, "/", labels)
+    made = []
+    monkeypatch.setattr(shown, "_level", lambda *args, level=shown._level: made.append(args[2]) or level(*args))
+    histories = [f"s/p{n}/history/" for n in range(20)] + ["special/all/"]
+    assert len({str(shown.for_page(url)) for url in histories}) == len({shown.page_key(url) for url in histories}) == 1
+    assert made == ["s/p0/history/"]  # once, for the first of them
+    assert 'aria-current="page" href="/t/"' in str(shown.for_page("t/"))  # a page at the top is in the tree
+    assert shown.page_key("t/") != shown.page_key("special/all/")
 
 
 def test_a_big_trees_section_digests_change_when_a_page_moves_past_a_section(monkeypatch):

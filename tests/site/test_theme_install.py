@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+from jinja2 import Environment, StrictUndefined, UndefinedError
+
 from pipeline.site.render import environment
 from pipeline.site.theme import assets, builtin_root
 from tests.conftest import REPO
@@ -45,3 +48,12 @@ def test_templates_autoescape_content():
     env = environment(None, "/")
     html = env.from_string("<p>{{ value }}</p>").render(value="<script>")
     assert html == "<p>&lt;script&gt;</p>"
+
+
+def test_templates_read_a_dict_as_jinja_does():
+    words = {"home": "Home", "items": "shadowed", "get": "shadowed"}
+    source = "{{ t.home }} {{ t.items()|list|length }} {{ t.get('home') }} {{ t.get('none', '-') }} {{ t['items'] }}"
+    plain = Environment(undefined=StrictUndefined, autoescape=True).from_string(source).render(t=words)
+    assert environment(None, "/").from_string(source).render(t=words) == plain == "Home 3 Home - shadowed"
+    with pytest.raises(UndefinedError, match="no attribute 'missing'"):
+        environment(None, "/").from_string("{{ t.missing }}").render(t=words)

@@ -1,6 +1,6 @@
 """An Atom feed of each language's recent changes (`[lang/]feed.xml`), the entries the recent-changes page lists.
 
-Every page of the language links to it from its head (`head-meta.html`). Feed readers need absolute URLs:
+Every page of the language links to it from its head (`base.html`). Feed readers need absolute URLs:
 with `site_url` in wiki.yaml every link is one; without, links are paths of the site. Each entry's id is a UUID
 made of its change (path, time, bytes, commit), so the same change keeps its id from build to build. After an
 edit, only the feeds of the changed articles' languages are put again (a change shows in its language's only).
