@@ -47,13 +47,16 @@ class ThemeEnvironment(Environment):
     is looked up as an item at once; any other goes Jinja's way (`d.items` is still the method).
     """
 
-    def getattr(self, obj, attribute):
-        if type(obj) is dict and attribute not in DICT_NAMES:
+    def getattr(self, obj, attribute):  # Jinja's own, but for the first step skipped
+        if type(obj) is not dict or attribute in DICT_NAMES:
             try:
-                return obj[attribute]
-            except KeyError:
-                return self.undefined(obj=obj, name=attribute)
-        return super().getattr(obj, attribute)
+                return getattr(obj, attribute)
+            except AttributeError:
+                pass
+        try:
+            return obj[attribute]
+        except (TypeError, LookupError, AttributeError):
+            return self.undefined(obj=obj, name=attribute)
 
 
 def environment(templates_dir: Path | None, base_url: str, compiled: Path | None = None) -> Environment:
