@@ -369,6 +369,7 @@ def render_page(env: Environment, settings: Settings, page: Planned, nav: Markup
     html = env.get_template(page.template).render(
         site_name=settings.site_name, lang=page.lang, t=settings.words(page.lang), nav=nav,
         title=page.title, url=page.url, alternates=page.alternates, search=settings.search,
-        language_links=language_links(page, settings.languages), sharing=settings.sharing, **page.context,
+        language_links=language_links(page, settings.languages), sharing=settings.sharing,
+        shared=settings.sharing.page(page.url, page.alternates, page.lang), **page.context,
     )  # fmt: skip
     return html.encode()

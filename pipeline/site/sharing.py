@@ -11,11 +11,23 @@ URLs are accepted for `site_url`, `repo_url` and an absolute `edit_uri`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import quote
 
 from pipeline.urls import href, lang_prefix
 
 FEED = "feed.xml"
+
+
+class SharedPage(NamedTuple):
+    """What a page's head shares, each URL absolute (`Sharing.absolute`): made once a page, in Python, rather than by
+    a call from the template for each URL (Jinja's calls cost a page more than the URLs do)."""
+
+    url: str
+    alternates: list[tuple[str, str]]  # (hreflang, URL) of each of its translations
+    feed: str  # its language's feed ("": the site has none)
+    locale: str  # its language as OpenGraph names it (`pt_BR`)
+    locales: list[str]  # its translations' languages so named
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,13 @@ class Sharing:
     def feed(self, lang: str) -> str:
         """The site path of `lang`'s feed."""
         return f"{lang_prefix(lang, self.default_language)}{FEED}"
+
+    def page(self, url: str, alternates: list[tuple[str, str]], lang: str) -> SharedPage:
+        """What the page at `url` in `lang`, with its `alternates` ((hreflang, site path) pairs), shares."""
+        feed = self.absolute(self.feed(lang)) if self.feeds else ""
+        shown = [(hreflang, self.absolute(path)) for hreflang, path in alternates]
+        locales = [hreflang.replace("-", "_") for hreflang, _ in alternates if hreflang not in (lang, "x-default")]
+        return SharedPage(self.absolute(url), shown, feed, lang.replace("-", "_"), locales)
 
     def edit(self, path: str) -> str:
         """The URL that edits the article at `path` (relative to the content folder); "" without `edit_url`."""
