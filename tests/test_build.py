@@ -245,22 +245,6 @@ def test_a_command_line_build_gives_freed_memory_back_before_forking_workers_onl
     assert given == [1]  # an edit's rounds are small: what was freed is used again, not faulted in anew
 
 
-def test_the_next_build_loads_the_contracts_a_build_compiled(make_wiki, monkeypatch):
-    import fastjsonschema
-
-    from pipeline.runtime import contracts
-
-    config = make_wiki(WIKI, search=False)
-    monkeypatch.setattr(contracts, "_COMPILED", {})
-    build(config, workers=1, site=True)
-    assert len(list((config.state_dir / contracts.COMPILED_CONTRACTS).iterdir())) == 9  # a pass's each, and events'
-    monkeypatch.setattr(contracts, "_COMPILED", {})  # as in a new process
-    monkeypatch.setattr(fastjsonschema, "compile_to_code", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
-    (config.content_dir / "c.md").write_text("---\ntitle: Gamma\n---\n## Part\n\nMore text.\n")
-    report = build(config, workers=1, site=True)
-    assert report.process.work.done and not report.process.failures  # its jobs' outputs checked, nothing compiled
-
-
 def test_a_build_with_nothing_to_do_loads_no_planning_or_work_code(make_wiki):
     import subprocess
     import sys

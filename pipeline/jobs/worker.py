@@ -34,10 +34,9 @@ from pipeline.passes.base import RetryableError
 from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import passes_for
 from pipeline.runtime import jsonio
-from pipeline.runtime.contracts import COMPILED_CONTRACTS
 from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, fork_map
 from pipeline.spool import enqueue_all
-from pipeline.spool.events import edit_event, keep_schema_in
+from pipeline.spool.events import edit_event
 from pipeline.storage.results import resolve_stored
 from pipeline.storage.store import db_path, open_store, rows_for_ids
 from pipeline.storage.text_refs import STORED
@@ -149,7 +148,6 @@ class Worker:
         # One event per id, should two passes of the batch propose the same edit.
         new = {p.event_id: (p, article) for p, article in edits if p.event_id not in sent}
         if new:
-            keep_schema_in(self.config.state_dir / COMPILED_CONTRACTS)  # not compiled again by each build
             enqueue_all([_edit_event(p, article) for p, article in new.values()], self.config.spool_dir)
         return outcomes
 

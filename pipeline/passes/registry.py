@@ -20,30 +20,28 @@ from pipeline.config import CONFIG_FILE, Config, typed_section
 from pipeline.errors import ConfigError, UserError
 from pipeline.passes.contract import Pass, PassLoadError, PassSpec
 from pipeline.passes.plugins import declared_passes
-from pipeline.runtime.contracts import COMPILED_CONTRACTS, compiled
+from pipeline.runtime.contracts import SchemaError, compiled
 
 # Order matters only for display; execution order follows each pass's needs.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
 
 
 def passes_for(config: Config) -> list[PassSpec]:
-    """The passes `config` names, loaded (their contracts compiled, or read from the state folder)."""
+    """The passes `config` names, loaded (each contract compiled when it first checks an output)."""
     try:
-        return load_passes(config.passes, compiled_in=config.state_dir / COMPILED_CONTRACTS, cached_in=config.state_dir)
+        return load_passes(config.passes, cached_in=config.state_dir)
     except PassLoadError as exc:
         raise UserError(str(exc)) from None
 
 
 def load_passes(
-    items: list | tuple = (), *, base_dir: Path = Path("."), entry_points: bool = True,
-    compiled_in: Path | None = None, cached_in: Path | None = None,
+    items: list | tuple = (), *, base_dir: Path = Path("."), entry_points: bool = True, cached_in: Path | None = None,
 ) -> list[PassSpec]:
     """The PassSpecs of every registered pass, built-in first, each with its options as `items` set them.
 
     `items` is the `passes:` list of wiki.yaml: module references (a dotted name or a `.py` path), or one-key
-    mappings of a reference or of a registered pass's name to its options. `compiled_in`: where compiled
-    contracts are kept between processes (`pipeline/runtime/contracts.py`); `cached_in`: where the entry
-    points found are (`plugins.py`).
+    mappings of a reference or of a registered pass's name to its options. `cached_in`: where the entry points
+    found are (`plugins.py`).
     """
     configured = [next(iter(item.items())) if isinstance(item, dict) else (item, None) for item in items]
     found = [importlib.import_module(name) for name in BUILTIN]
@@ -55,7 +53,7 @@ def load_passes(
     named = {declaration_of(each).name for each in found}
     # An item naming a registered pass only configures it; any other names a module to load.
     imported = {ref: _import(ref, base_dir) for ref, _ in configured if ref not in named}
-    specs = [spec_of(each, compiled_in) for each in [*found[:len(BUILTIN)], *imported.values(), *found[len(BUILTIN):]]]
+    specs = [spec_of(each) for each in [*found[:len(BUILTIN)], *imported.values(), *found[len(BUILTIN):]]]
     given = {(declaration_of(imported[ref]).name if ref in imported else ref): options for ref, options in configured}
     return [_with_settings(spec, given.get(spec.name)) for spec in _checked(specs, given)]
 
@@ -127,7 +125,7 @@ def declaration_of(found: ModuleType | Pass) -> Pass:
 TUNING = ("READS", "READS_OWN", "KEEP", "KEEP_BY_CAPTURE", "AFFECTED", "TOUCHES")
 
 
-def spec_of(found: ModuleType | Pass, compiled_in: Path | None = None) -> PassSpec:
+def spec_of(found: ModuleType | Pass) -> PassSpec:
     """Check a pass against the contract; return it loaded (its options at their defaults)."""
     declared = declaration_of(found)
     where = getattr(found, "__name__", declared.name)
@@ -145,7 +143,7 @@ def spec_of(found: ModuleType | Pass, compiled_in: Path | None = None) -> PassSp
     values = {f.name: getattr(declared, f.name) for f in dataclasses.fields(Pass)}
     values.update(version=int(declared.version), needs=needs, lazy_fields=lazy, wiki_options=tuple(declared.wiki_options))
     settings = declared.options() if declared.options is not None else None
-    return PassSpec(**values, module=where, validate=LazyValidator(declared.contract, where, compiled_in), settings=settings)
+    return PassSpec(**values, module=where, validate=LazyValidator(declared.contract, where), settings=settings)
 
 
 def _check_options(declared: Pass, where: str) -> None:
@@ -160,22 +158,20 @@ def _check_options(declared: Pass, where: str) -> None:
 class LazyValidator:
     """Compiles a contract on first use: a build whose jobs are all reused never pays for it.
 
-    The schema itself is checked when the pass is loaded, which is cheap; the compiled code is
-    kept in the process, and in `folder` when given (`pipeline/runtime/contracts.py`).
+    The schema's shape is checked when the pass is loaded, which is cheap; the compiled contract is kept in the
+    process (`pipeline/runtime/contracts.py`).
     """
 
-    def __init__(self, contract: dict, where: str, folder: Path | None = None) -> None:
+    def __init__(self, contract: dict, where: str) -> None:
         if not isinstance(contract, dict) or not isinstance(contract.get("type", "object"), (str, list)):
             raise PassLoadError(f"pass module {where}: CONTRACT is not a valid JSON Schema object")
-        self.contract, self.where, self.folder, self.compiled = contract, where, folder, None
+        self.contract, self.where, self.compiled = contract, where, None
 
     def __call__(self, output):
         if self.compiled is None:
-            import fastjsonschema  # with the first contract compiled: a build's own process may validate nothing
-
             try:
-                self.compiled = compiled(self.contract, self.folder)
-            except fastjsonschema.JsonSchemaDefinitionException as exc:  # fails the job, with this message
+                self.compiled = compiled(self.contract)
+            except SchemaError as exc:  # fails the job, with this message
                 raise ValueError(f"pass module {self.where}: CONTRACT is not a valid JSON Schema: {exc}") from None
         return self.compiled(output)
 

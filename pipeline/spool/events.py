@@ -12,11 +12,10 @@ import datetime as dt
 import functools
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UserError
-from pipeline.runtime.contracts import compiled
+from pipeline.runtime.contracts import ContractError, compiled
 
 EDIT_PROPOSED = "edit.proposed"
 EDIT_APPLIED = "edit.applied"
@@ -67,15 +66,8 @@ SCHEMA: dict[str, Any] = {
 
 @functools.cache  # `compiled` digests the schema at each call: a cold build validates many events
 def _validator():
-    """The compiled schema, made on first use (compiling costs more than a build that has nothing to do),
-    once per process (`contracts.compiled`), or loaded from where `keep_schema_in` kept it."""
+    """The compiled schema, made on first use (compiling costs more than a build that has nothing to do)."""
     return compiled(SCHEMA)
-
-
-def keep_schema_in(folder: Path) -> None:
-    """Load the compiled schema from `folder` (a state folder's contracts), or compile and keep it there:
-    a build's worker that sends edits compiled it every build."""
-    compiled(SCHEMA, folder)
 
 
 class EventError(UserError):
@@ -92,12 +84,10 @@ def now_iso() -> str:
 
 def validate(event: Any) -> dict:
     """Return the event if it matches the schema; raise EventError naming the problem."""
-    import fastjsonschema  # loaded by `_validator` already: its exceptions
-
     try:
         _validator()(event)
-    except fastjsonschema.JsonSchemaException as exc:
-        raise EventError(f"invalid event: {exc.message}") from None
+    except (ContractError, TypeError) as exc:
+        raise EventError(f"invalid event: {exc}") from None
     return event
 
 

@@ -48,14 +48,15 @@ def test_drain_once_appends_every_event_and_settles_it(spool):
 
 def test_unparsable_and_invalid_files_go_to_poison_with_a_note(spool):
     garbage = put(spool.queue, b"{not json")
-    invalid = put(spool.queue, {"type": "edit.proposed", "payload": {}})
+    invalid = put(spool.queue, {"event_id": "e1", "type": "edit.proposed", "created_at": "2026-01-01T00:00:00.000Z",
+                                "payload": {}})  # an edit without its fields
     good = enqueue(ping(1), spool.root)
     with drainer(spool) as d:
         assert d.run(once=True).poisoned == 2
     assert sorted(spool.names(spool.poison)) == sorted([garbage, invalid])
     note = lambda name: (spool.poison / (SpoolName.parse(name).base + ".error")).read_text()
     assert note(garbage).startswith("reason: not JSON")
-    assert note(invalid).startswith("reason: invalid event: data.payload must contain")
+    assert note(invalid).startswith('reason: invalid event: data.payload: "path" is a required property')
     assert corpus_ids(corpus_of(spool)) == [good]
 
 

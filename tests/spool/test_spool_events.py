@@ -111,22 +111,6 @@ def test_the_schema_documents_every_top_level_field():
     assert set(events.SCHEMA["required"]) == set(events.SCHEMA["properties"])
 
 
-def test_the_compiled_schema_is_kept_in_a_folder_and_loaded_back_from_it(tmp_path, monkeypatch):
-    from pipeline.runtime import contracts
-
-    monkeypatch.setattr(contracts, "_COMPILED", {})  # as in a new process
-    monkeypatch.setattr(events, "_validator", events._validator.__wrapped__)  # not yet made in it either
-    events.keep_schema_in(tmp_path)
-    kept = list(tmp_path.iterdir())
-    assert len(kept) == 1
-    monkeypatch.setattr(contracts, "_COMPILED", {})
-    monkeypatch.setattr(contracts, "_compile", lambda *args: pytest.fail("compiled again"))
-    events.keep_schema_in(tmp_path)  # loaded from the folder: not compiled again
-    with pytest.raises(EventError, match="event_id"):
-        prepare({"event_id": "", "type": "note.added", "payload": {}})
-    assert list(tmp_path.iterdir()) == kept
-
-
 def test_the_schema_is_looked_up_once_a_process_not_at_each_event(monkeypatch):
     calls, compiled = [], events.compiled
     monkeypatch.setattr(events, "compiled", lambda schema, *rest: calls.append(1) or compiled(schema, *rest))
