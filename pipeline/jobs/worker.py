@@ -16,6 +16,7 @@ import os
 import sqlite3
 import time
 from dataclasses import replace
+from functools import partial
 from typing import Callable, Container
 
 from pipeline.config import Config
@@ -34,6 +35,7 @@ from pipeline.passes.base import RetryableError
 from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import passes_for
 from pipeline.runtime import jsonio
+from pipeline.runtime.contracts import load_checker
 from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, fork_map
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event
@@ -242,9 +244,9 @@ def _passes_loaded(config: Config) -> list[PassSpec]:
 
 def _ready(config: Config, home: int) -> Afterwards | None:
     """In the forked helper, load the passes, and markdown-it with the parsers of an article's parse and of its prose
-    (passes load it with a first parse); then, once the build knows it is ready, Pygments, where code is highlighted
-    (the build plans meanwhile: its first job need not wait for it). Made again in the build's process (`home`: the
-    forked helper failed), nothing."""
+    (passes load it with a first parse); then, once the build knows it is ready, the contracts' checker and Pygments,
+    where code is highlighted (the build plans meanwhile: its first job need not wait for them). Made again in the
+    build's process (`home`: the forked helper failed), nothing."""
     if os.getpid() == home:
         return None
     _passes_loaded(config)
@@ -252,7 +254,13 @@ def _ready(config: Config, home: int) -> Afterwards | None:
     for raw_html in {bool(config.raw_html), True}:
         make_parser(raw_html=raw_html, markdown=markdown)
     highlighted = any(extension.name == "code" for extension, _ in enabled_extensions(markdown))
-    return Afterwards(None, load_highlighter) if highlighted else None
+    return Afterwards(None, partial(_load_later, highlighted))
+
+
+def _load_later(highlighted: bool) -> None:
+    load_checker()
+    if highlighted:
+        load_highlighter()
 
 
 def _work_in_helper(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:

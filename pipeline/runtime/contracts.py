@@ -39,6 +39,11 @@ def compiled(schema: dict) -> Validator:
     return _COMPILED[key]
 
 
+def load_checker() -> None:
+    """Import jsonschema-rs now (a 15 MB library: some 25 ms), where a process is waiting for its first job."""
+    import jsonschema_rs  # noqa: F401
+
+
 def _validator(schema: dict) -> Validator:
     import jsonschema_rs  # here, not above: a build whose jobs run in another process validates nothing
 

@@ -1,6 +1,8 @@
 """Workers: results are validated, versioned and immutable; a bad job fails alone."""
 
 import json
+import subprocess
+import sys
 import textwrap
 import time
 import types
@@ -348,3 +350,16 @@ def test_a_build_takes_its_steps_while_the_forked_helper_works_a_round(make_wiki
     assert len(alone.meanwhile) == 3
     os.close(read_end)
     os.close(write_end)
+
+
+def test_the_forked_helper_loads_the_contract_checker_while_the_build_plans():
+    code = (
+        "import sys\n"
+        "from pipeline.jobs.worker import _load_later\n"
+        "assert 'jsonschema_rs' not in sys.modules  # not with the worker's code: a build may validate nothing\n"
+        "_load_later(False)\n"
+        "assert 'jsonschema_rs' in sys.modules and 'pygments' not in sys.modules\n"
+        "_load_later(True)\n"
+        "assert 'pygments' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
