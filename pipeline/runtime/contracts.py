@@ -1,8 +1,8 @@
 """JSON Schemas as validating functions, made once per process.
 
-jsonschema-rs compiles a schema in well under a millisecond and checks an instance in Rust: a cold build's pass
-outputs validate 3–6 times faster than with the Python code fastjsonschema generated (`docs/performance.md`), and no
-compiled code needs keeping between builds. A schema without `$schema` is read as draft 7, and formats are checked.
+jsonschema-rs compiles a schema quickly and checks an instance in Rust: a cold build's pass outputs validate several
+times faster than with the Python code fastjsonschema generated (`docs/performance.md`), and no compiled code needs
+keeping between builds. A schema without `$schema` is read as draft 7, and formats are checked.
 
 An instance is checked as JSON: a subclass of `str` (a page's filled HTML, a stored text) as the string it is.
 """
@@ -40,7 +40,7 @@ def compiled(schema: dict) -> Validator:
 
 
 def load_checker() -> None:
-    """Import jsonschema-rs now (a 15 MB library: some 25 ms), where a process is waiting for its first job."""
+    """Import jsonschema-rs now (a big native library), where a process is waiting for its first job."""
     import jsonschema_rs  # noqa: F401
 
 
