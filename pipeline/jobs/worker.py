@@ -258,6 +258,7 @@ def _ready(config: Config, home: int) -> Afterwards | None:
 
 
 def _load_later(highlighted: bool) -> None:
+    """What the forked helper loads once it has answered `_ready`: what a first job needs beyond the passes."""
     load_checker()
     if highlighted:
         load_highlighter()

@@ -352,14 +352,14 @@ def test_a_build_takes_its_steps_while_the_forked_helper_works_a_round(make_wiki
     os.close(write_end)
 
 
-def test_the_forked_helper_loads_the_contract_checker_while_the_build_plans():
+def test_the_forked_helper_loads_the_contract_checker_while_the_build_plans(tmp_path):
     code = (
         "import sys\n"
-        "from pipeline.jobs.worker import _load_later\n"
-        "assert 'jsonschema_rs' not in sys.modules  # not with the worker's code: a build may validate nothing\n"
-        "_load_later(False)\n"
-        "assert 'jsonschema_rs' in sys.modules and 'pygments' not in sys.modules\n"
-        "_load_later(True)\n"
-        "assert 'pygments' in sys.modules\n"
+        "from pipeline.config import Config\n"
+        "from pipeline.jobs.worker import _ready\n"
+        "after = _ready(Config(), 0)  # as in the forked helper: the passes and parsers loaded, its answer sent\n"
+        "assert 'jsonschema_rs' not in sys.modules and 'pygments' not in sys.modules  # not before it answers\n"
+        "after.then()  # then, while the build plans\n"
+        "assert 'jsonschema_rs' in sys.modules and 'pygments' in sys.modules\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)  # its state folder a temporary one
