@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -21,6 +19,7 @@ from pipeline.errors import ConfigError, UserError
 from pipeline.passes.contract import Pass, PassLoadError, PassSpec
 from pipeline.passes.plugins import declared_passes
 from pipeline.runtime.contracts import SchemaError, compiled
+from pipeline.runtime.named_code import run_file
 
 # Order matters only for display; execution order follows each pass's needs.
 BUILTIN = ("pipeline.passes.metadata", "pipeline.passes.pairing", "pipeline.passes.citations", "pipeline.passes.headings", "pipeline.passes.links", "pipeline.passes.wikilinks", "pipeline.passes.mentions", "pipeline.passes.html")
@@ -185,9 +184,4 @@ def _import(ref: str, base_dir: Path) -> ModuleType:
     path = (base_dir / ref).resolve()
     if not path.is_file():
         raise PassLoadError(f"pass file {path} not found")
-    name = f"pipeline_custom_pass_{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return run_file(f"pipeline_custom_pass_{path.stem}", path)

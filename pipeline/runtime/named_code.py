@@ -34,17 +34,26 @@ def import_named(ref: str, what: str, prefix: str = "pipeline_named") -> ModuleT
             return importlib.import_module(ref)
         path = Path(ref)
         name = f"{prefix}_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or not path.is_file():
+        if not path.is_file():
             raise ConfigError(f"{what} file {ref} not found")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
+        return run_file(name, path)
     except ConfigError:
         raise
     except Exception as exc:  # a wiki's own code: whatever it raises on import is one line naming it
         raise ConfigError(f"{what} module {ref!r} cannot be imported: {exc}") from None
+
+
+def run_file(name: str, path: Path) -> ModuleType:
+    """The module a `.py` file makes, registered as `name`, run from the file's bytes as they are now.
+
+    Never from a cached `.pyc`: Python trusts one whose source has the same size and modification second, so a
+    pass whose `version = 1` became `version = 2` within a second of the last load would run its old code.
+    """
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    exec(compile(path.read_bytes(), str(path), "exec", dont_inherit=True), module.__dict__)
+    return module
 
 
 def entry_points(group: str, what: str) -> dict[str, object]:

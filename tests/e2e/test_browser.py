@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -44,7 +43,6 @@ def browser(tmp_path):
 
 
 def test_wikilink_language_switch_and_search(served, browser):
-    started = time.monotonic()
     browser.goto(served)
     browser.wait_for("document.readyState === 'complete' && document.title.startsWith('Home')", "the home page")
 
@@ -68,7 +66,6 @@ def test_wikilink_language_switch_and_search(served, browser):
     assert hrefs == ["/es/compost/"]  # the Spanish index only: not /compost/
     browser.click(".pagefind-ui__result-link")
     browser.wait_for("location.pathname === '/es/compost/' && document.documentElement.lang === 'es'", "the result")
-    assert time.monotonic() - started < 30
 
 
 @pytest.fixture
