@@ -46,3 +46,9 @@ class ProcessReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)  # the info ones too, unless asked for none
     unlisted_info: int = 0  # info diagnostics counted but not listed (a build asked for none: `info=False`)
     skipped: bool = False  # nothing the build reads had changed since the last complete one
+
+    def add_plan(self, created: list[tuple[str, str]], jobs: int, reused: int) -> None:
+        """Count a round's plan: the (path, pass name) of each job pass it made, the jobs it made, the passes it reused."""
+        self.created_passes += created
+        self.created_jobs += jobs
+        self.reused += reused

@@ -43,15 +43,10 @@ def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] 
     with its helper worker, the small rounds worked in the build's helper process; `read`: articles read ahead,
     by capture id)."""
     conn, config, specs, workers, progress = context.conn, context.config, context.specs, context.workers, context.progress
-    report = ProcessReport()
+    report = ProcessReport(problems=gathered.problems)
     known = context.cache.open(conn) if context.cache is not None else None
-    # Selects read few texts: they are left in the store.
-    ahead = known.articles if known is not None else read
-    articles = load_articles(conn, gathered.capture_ids, text=False, known=ahead)
-    options = wiki_options(config, specs, [article.path for article in articles])
-    wiki = Wiki(options=options, articles=articles, data=gathered.data, facts=gathered.facts,
-                attachments=attachment_hashes(conn))  # fmt: skip
-    report.problems = gathered.problems
+    wiki = _wiki_of(context, gathered, known.articles if known is not None else read)
+    articles = wiki.articles
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     paths = {article.capture_id: article.path for article in articles}
     used: set[int] = set()
@@ -72,9 +67,7 @@ def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] 
             release_outputs(wiki, planned_rounds[number:])
             if count > 1:  # the workers forked next start from this process's pages; else they are used again
                 give_back_memory()  # (given back after an edit's rounds instead, the workers fault far more pages in)
-        report.created_passes += [(paths[capture_id], name) for capture_id, name in plan.created]
-        report.created_jobs += plan.new_jobs
-        report.reused += plan.reused
+        report.add_plan([(paths[capture_id], name) for capture_id, name in plan.created], plan.new_jobs, plan.reused)
         progress.stage(", ".join(spec.name for spec in round_specs), len(plan.created))
         used.update(plan.job_ids())  # the build's jobs so far: the earlier rounds' have all ended
         report.work.add(run_plan(conn, config, specs, count, used, waiting=waiting, helper_worker=context.helper_worker))
@@ -86,6 +79,15 @@ def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] 
     if known is not None:
         known.keep(articles, used)
     return report
+
+
+def _wiki_of(context: BuildContext, gathered: Facts, ahead: dict[int, Article] | None) -> Wiki:
+    """The wiki the selects read: the current articles (those in `ahead` not read again) without their texts, which
+    few selects read (they are left in the store), and the facts gathered."""
+    articles = load_articles(context.conn, gathered.capture_ids, text=False, known=ahead)
+    options = wiki_options(context.config, context.specs, [article.path for article in articles])
+    return Wiki(options=options, articles=articles, data=gathered.data, facts=gathered.facts,
+                attachments=attachment_hashes(context.conn))  # fmt: skip
 
 
 def release_outputs(wiki: Wiki, later_rounds: list[list[PassSpec]]) -> None:

@@ -172,32 +172,45 @@ def build_model(
     outputs = PassResults(wiki.results)
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = dict(zip(ids, _links_to(summarized)))
-    moved = _move_shared(paths, ids, links)
+    conflicts = _move_shared(paths, ids, links)  # then those of the URLs taken twice still
     backlinks = Backlinks(articles, links, made)
     broken = [(links[a.capture_id], target) for a in articles for target in made[a.capture_id].broken]
-    last_seen = dict(map(operator.itemgetter(0, 1), log))  # path -> the time of its newest change (path, time, ...)
-    git_times = wiki.facts.get("git_times") or {}
-    shown = _shown(wiki, versions, articles)
-    bodies = _Bodies(wiki)
-    pages, taken, conflicts = [], {}, moved
+    updated, shown, bodies = _last_updated(wiki, log), _shown(wiki, versions, articles), _Bodies(wiki)
+    pages = []
     for article in sorted(articles, key=lambda a: a.path):
         summary = made[article.capture_id]
         passes = PassOutputs(outputs, article, shown.get(article.capture_id, shown[None]))
-        git_time = git_times.get(article.path)
-        updated = iso_time(git_time) if git_time else last_seen.get(article.path)
         page = _page(article, summary, links[article.capture_id].url, bodies.of(article), passes,
-                     LinksHere(backlinks, article.path), updated)  # fmt: skip
+                     LinksHere(backlinks, article.path), updated(article.path))  # fmt: skip
         if article.path in tags:
             page.tags = [Link(tag, tag_url(tag, summary.lang, default), summary.lang) for tag in tags[article.path]]
-        if page.url in taken:
-            conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
-            continue
-        taken[page.url] = page.path
         pages.append(page)
+    pages = _first_at_each_url(pages, conflicts)
     _link_translations(pages, links)
     langs = languages_of(wiki, {page.lang for page in pages})
     return Model(default, langs, pages, log, dict(wiki.data), broken, backlinks, conflicts,
                  _summaries_digest(paths, summarized), keys, replaced, _weights(articles), tags, retagged, outputs)  # fmt: skip
+
+
+def _last_updated(wiki: Wiki, log: list[Change]) -> Callable[[str], str | None]:
+    """path -> when its article last changed: its last commit's time where git knows it, else its newest change's
+    in the log (path, time, ...)."""
+    last_seen = dict(map(operator.itemgetter(0, 1), log))
+    git_times = wiki.facts.get("git_times") or {}
+    return lambda path: iso_time(git_times[path]) if git_times.get(path) else last_seen.get(path)
+
+
+def _first_at_each_url(pages: list[ArticlePage], conflicts: list[str]) -> list[ArticlePage]:
+    """`pages` but those whose URL an earlier one has, each of which is said in `conflicts`."""
+    taken: dict[str, str] = {}
+    kept = []
+    for page in pages:
+        if page.url in taken:
+            conflicts.append(f"{page.path}: its URL /{page.url} is already {taken[page.url]}'s")
+            continue
+        taken[page.url] = page.path
+        kept.append(page)
+    return kept
 
 
 def _weights(articles: list[Article]) -> dict[str, float]:

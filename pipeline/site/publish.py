@@ -14,7 +14,7 @@ from pipeline.site import COMPILED_TEMPLATES, MANIFEST, SEARCH_PENDING, PAGE_SUM
 from pipeline.site import pages as wiki_pages
 from pipeline.site.emitting import Entry, Site, render_files
 from pipeline.site.model import Model, build_model
-from pipeline.site.page_digests import recorded_state
+from pipeline.site.page_digests import SiteState, recorded_state
 from pipeline.site.render import Previous, Settings, environment, site_languages
 from pipeline.site.sharing import sharing
 from pipeline.site.theme import check_ui_strings, theme_digest
@@ -44,11 +44,8 @@ def render_site(
     `last_render`: what the last build's render left, when the build read it ahead (`LastRender`).
     """
     check_ui_strings(config.ui_strings)  # before any work: an unknown word key is a wiki.yaml error
-    manifest = config.state_dir / MANIFEST
     left = last_render or LastRender(config)
-    record = left.record
-    keys, state = record.keys, record.state
-    last = recorded_state(state) if intact else None
+    last = recorded_state(left.record.state) if intact else None
     known = summaries if summaries is not None else left.take_summaries  # taken by model_of: not held while rendering
     model = model_of(config, wiki, log, versions, known, last.summaries if last else {}, last.tags if last else None)
     settings = Settings(config.site_name, normalize_base(config.base_url), config.search, config.templates_dir, setting,
@@ -57,12 +54,7 @@ def render_site(
     compiled = config.state_dir / COMPILED_TEMPLATES
     compiled.mkdir(exist_ok=True)
     env = environment(config.templates_dir, settings.base_url, compiled)
-    exists = (lambda rel: True) if intact else in_output(config.out_dir)
-    # Before its first write, so a build stopped while writing leaves the index to be made again too.
-    pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
-    kept = KeptPages(config.state_dir / KEPT_PAGES)
-    writer = SiteWriter(config.out_dir, manifest, before_writing=pending, last=record, kept=kept)
-    previous = Previous(keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous, pages=kept)
+    writer, previous = _writer(config, left, last, intact)
     git = wiki.facts.get("git")
     revisions = wiki_pages.revisions(model, git)
     site = Site(config, model, settings, revisions, wiki_pages.histories(revisions), dict(wiki.attachments), workers,
@@ -78,6 +70,19 @@ def render_site(
         step(report)
     keep_until_exit(model, rendered, previous, writer, site, out)  # a command line's exit drops them (see `lifespan`)
     return report
+
+
+def _writer(config: Config, left: LastRender, last: SiteState | None, intact: bool) -> tuple[SiteWriter, Previous]:
+    """What writes this build's files (the last build's kept, to link back), and what it knows of the last build's
+    pages: their keys, their state (`last`, when the output folder is `intact`), whether each file is still there."""
+    exists = (lambda rel: True) if intact else in_output(config.out_dir)
+    # Before its first write, so a build stopped while writing leaves the index to be made again too.
+    pending = (lambda: (config.state_dir / SEARCH_PENDING).touch()) if config.search else (lambda: None)
+    kept = KeptPages(config.state_dir / KEPT_PAGES)
+    writer = SiteWriter(config.out_dir, config.state_dir / MANIFEST, before_writing=pending, last=left.record, kept=kept)
+    previous = Previous(left.record.keys, exists, theme_digest(config.templates_dir), state=last, files=writer.previous,
+                        pages=kept)  # fmt: skip
+    return writer, previous
 
 
 def model_of(
