@@ -1,7 +1,7 @@
 """Time pipeline side by side with Hugo and MkDocs on one synthetic wiki.
 
     python benchmarks/run.py [--sizes 1000 10000] [--profile {wiki,vault,both}] [--workdir DIR] [--no-hugo]
-                             [--no-mkdocs] [--baseline DIR] [--repeat N]
+                             [--no-mkdocs] [--baseline DIR] [--repeat N] [--cold N]
 
 For each size it generates a wiki (benchmarks/generate.py; with `--profile
 vault` an Obsidian-style vault, benchmarks/vault.py, built with the settings
@@ -21,8 +21,11 @@ ratio in one run. With `--repeat N` each rebuild scenario is made N times
 (each time another edit of the same kind), every tool starting a repeat in
 turn, and the median is reported with the range: the tool that runs first
 after another's build is slower (its writes, the page cache), which a single
-run cannot tell from the code. Never run by CI: timing goals live here, not in
-tests.
+run cannot tell from the code. With `--cold N` the cold build is made N times
+too, the same way, each after the tool's output and state folders from the
+last are set aside: a cold build of a big wiki is a minute, over which this
+machine's speed drifts as much as the changes being measured. Never run by
+CI: timing goals live here, not in tests.
 
 A tree an earlier run left in the work folder is deleted after this run's
 timing, not before (`set_aside`): on this machine's disk, making files just
@@ -105,6 +108,7 @@ class Tool:
     runs: dict[str, list[Timing]] = field(default_factory=dict)  # every run of each scenario
     env: dict[str, str] | None = None
     out: Path | None = None  # its output folder
+    state: Path | None = None  # a pipeline's state folder
     code: str | None = None  # a pipeline's: where its package is and the digest of its source (`code_of`)
 
 
@@ -149,14 +153,14 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> t
 
 def edit(tool: Tool, scenario: str, profile: Profile, repeat: int = 0, aside: list[Path] | None = None) -> None:
     """Apply one scenario's change to the tool's copy of the sources (its `repeat`-th: each is another change);
-    `ci` sets the output folder aside (into `aside`, deleted after timing) and touches every source file."""
+    `ci` sets the output folder aside (into `aside`, deleted after timing) and touches every source file; a cold
+    build after the first sets the output and state folders aside."""
     target = tool.sources / profile.path_of(7)
+    if scenario == "cold" and repeat:  # another cold build: nothing of the last one left
+        for folder in (tool.out, tool.state):
+            move_aside(folder, aside)
     if scenario == "ci":
-        old = set_aside(tool.out) if tool.out is not None else None
-        if old is not None and aside is not None:
-            aside.append(old)
-        elif old is not None:
-            shutil.rmtree(old)
+        move_aside(tool.out, aside)
         for path in tool.sources.rglob("*"):
             if path.is_file():
                 os.utime(path)
@@ -174,10 +178,19 @@ def edit(tool: Tool, scenario: str, profile: Profile, repeat: int = 0, aside: li
         new.write_text(profile.text_of(profile.size + repeat), encoding="utf-8")
 
 
+def move_aside(folder: Path | None, aside: list[Path] | None) -> None:
+    """Set `folder` aside (`set_aside`) into `aside`, deleted after timing; without `aside`, delete it now."""
+    old = set_aside(folder) if folder is not None else None
+    if old is not None and aside is not None:
+        aside.append(old)
+    elif old is not None:
+        shutil.rmtree(old)
+
+
 def pipeline_tool(name: str, root: Path, wiki: Path, suffix: str = "", env: dict | None = None) -> Tool:
     command = [sys.executable, "-m", "pipeline", "build", "--content", str(wiki), "--state", str(root / f"state{suffix}"),
                "--out", str(root / f"site{suffix}")]  # fmt: skip
-    return Tool(name, command, wiki, root, env=env, out=root / f"site{suffix}")
+    return Tool(name, command, wiki, root, env=env, out=root / f"site{suffix}", state=root / f"state{suffix}")
 
 
 def importable(checkout: Path, overlay: Path) -> Path:
@@ -205,7 +218,8 @@ def compiled(root: Path, env: dict | None = None) -> dict:
 
     pip compiles an installed package's bytecode; an editable install or a
     PYTHONDONTWRITEBYTECODE environment would recompile every module on every
-    run (~0.1 s). The cache lives under `root`, so nothing is written beside the sources.
+    run (`docs/performance.md` says what that costs). The cache lives under `root`, so nothing is written beside
+    the sources.
     """
     env = {**(env or os.environ), "PYTHONPYCACHEPREFIX": str(root / "pycache")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -254,9 +268,8 @@ def set_aside(root: Path) -> Path | None:
 
     On ext4 without a journal, the file system of these machines, the kernel will not hand out
     an inode freed in the last minutes, and scans past each such inode to make a file or folder:
-    26,000 folders with a page each took 2.8-3.2 s to make on a quiet disk and 9.8-13 s just
-    after a deletion of that size. Deleting the last run's tree (~150,000 files at 10k) before
-    timing made the cold build of whichever tool ran first pay for it, pipeline's.
+    deleting the last run's tree before timing made the cold build of whichever tool ran first pay
+    for it, pipeline's (measured in `docs/performance.md`).
     """
     if not root.exists():
         return None
@@ -267,10 +280,10 @@ def set_aside(root: Path) -> Path | None:
 
 def run_size(
     articles: int, workdir: Path, hugo: bool, mkdocs: bool, search: bool = False, baseline: Path | None = None,
-    aside: list[Path] | None = None, repeat: int = 1, profile: str = "wiki",
+    aside: list[Path] | None = None, repeat: int = 1, profile: str = "wiki", cold: int = 1,
 ) -> list[Tool]:
     """Generate a corpus of the profile (`wiki` or `vault`) of `articles` and time every tool on every
-    scenario (each rebuild `repeat` times); a tree an earlier run left is set aside into `aside` (the
+    scenario (each rebuild `repeat` times, the cold build `cold` times); a tree an earlier run left is set aside into `aside` (the
     caller deletes those once done timing), or else deleted first."""
     corpus = profile_of(profile, articles)
     root = workdir / (f"n{articles}" if profile == "wiki" else f"{profile}-n{articles}")
@@ -285,7 +298,7 @@ def run_size(
     print(f"\n== {articles} articles, {profile} profile ({files} files) ==")
     tools = tools_for(root, wiki, corpus, hugo, mkdocs and articles <= 1000, search, baseline)
     for scenario in SCENARIOS:
-        for number in range(1 if scenario == "cold" else repeat):
+        for number in range(cold if scenario == "cold" else repeat):
             for tool in tools[number % len(tools) :] + tools[: number % len(tools)]:  # each tool first in turn
                 edit(tool, scenario, corpus, number, aside)
                 tool.runs.setdefault(scenario, []).append(timed(tool.command, tool.cwd, tool.env)[0])
@@ -337,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", action="store_true", help="let pipeline build its Pagefind index too")
     parser.add_argument("--baseline", type=Path, help="another checkout of pipeline to time side by side")
     parser.add_argument("--repeat", type=int, default=1, help="make each rebuild N times, report the median")
+    parser.add_argument("--cold", type=int, default=1, help="make the cold build N times, report the median")
     parser.add_argument("--profile", choices=("wiki", "vault", "both"), default="wiki",
                         help="generate.py's wiki, vault.py's Obsidian-style vault, or each in turn")  # fmt: skip
     args = parser.parse_args(argv)
@@ -344,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.sizes:
         for profile in ("wiki", "vault") if args.profile == "both" else (args.profile,):
             tools = run_size(size, args.workdir, not args.no_hugo, not args.no_mkdocs, args.search, args.baseline,
-                             aside, max(1, args.repeat), profile)  # fmt: skip
+                             aside, max(1, args.repeat), profile, max(1, args.cold))  # fmt: skip
             report(tools)
     for tree in aside:  # after all timing (see `set_aside`); the next run had best start a few minutes later
         shutil.rmtree(tree, ignore_errors=True)

@@ -94,6 +94,20 @@ def test_a_repeated_run_makes_each_rebuild_again_each_tool_first_in_turn(tmp_pat
     assert "each repeat" not in next(line for line in lines if line.startswith("pipeline / baseline cold:"))
 
 
+def test_a_cold_build_made_again_starts_from_nothing_each_time(tmp_path, capsys):
+    aside: list = []
+    (tool,) = run.run_size(20, tmp_path, hugo=False, mkdocs=False, aside=aside, cold=2)
+    first, second = tool.runs["cold"]
+    assert first.passes_run == second.passes_run > 0 and first.pages == second.pages > 0  # all again, not reused
+    assert first.passes_reused == second.passes_reused == 0
+    # The first build's output and state folders, set aside for the caller to delete (and the `ci` scenario's).
+    assert {path.name.split("-old-")[0] for path in aside} == {".site", ".state"}
+    assert len([path for path in aside if path.name.startswith(".state")]) == 1
+    run.report([tool])
+    cold = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("pipeline   cold"))
+    assert re.search(r" \d+\.\d\d-\d+\.\d\d ", cold)  # the two runs' range
+
+
 def test_an_earlier_runs_tree_is_set_aside_not_deleted_before_timing(tmp_path):
     (tmp_path / "n50" / "site").mkdir(parents=True)
     (tmp_path / "n50" / "site" / "old.html").write_text("from the last run")
