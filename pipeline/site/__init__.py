@@ -11,7 +11,6 @@ output is still there), so a build with nothing to do loads no template code.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from pipeline.config import Config
 from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
 from pipeline.site.shards import loader
-from pipeline.site.writer import LastRecord, in_output, inside, journaled_files, last_render, mark, previous_files
+from pipeline.site.writer import LastRecord, journaled_files, last_render, mark, missing_files, previous_files
 
 if TYPE_CHECKING:
     from pipeline.incremental.page_summaries import PageSummaries
@@ -81,7 +80,7 @@ def site_intact(config: Config) -> LastSite:
     state folder keeps (an output folder emptied since: a CI job's; `incremental/kept_pages.py`)."""
     manifest = config.state_dir / MANIFEST
     files = previous_files(manifest, config.out_dir)
-    missing = [rel for rel in itertools.filterfalse(in_output(config.out_dir), files) if inside(rel)]
+    missing = missing_files(config.out_dir, files)
     if not files or not missing:
         return LastSite(bool(files))
     if journaled_files(manifest, config.out_dir):  # a build stopped since: what the last one left is not known

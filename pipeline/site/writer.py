@@ -20,6 +20,7 @@ with a dot, as no file of the site's does, so no build lists or removes it.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -216,6 +217,22 @@ def in_output(out_dir: Path):
     every page of the last build, and pathlib and stat results cost more than the check)."""
     root = os.path.join(out_dir, "")
     return lambda rel: os.access(root + rel, os.F_OK)
+
+
+def missing_files(out_dir: Path, rels: list[str]) -> list[str]:
+    """Those of `rels` inside the output folder that it does not hold: looked up from the folder's descriptor where
+    the system can, so the kernel walks each path below the folder only (a build with nothing to do waits for
+    this, over every file of the last site), not the folder's own path again each time."""
+    if os.access not in os.supports_dir_fd:
+        return [rel for rel in itertools.filterfalse(in_output(out_dir), rels) if inside(rel)]
+    try:
+        folder = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:  # no folder: none is there
+        return [rel for rel in rels if inside(rel)]
+    try:
+        return [rel for rel in rels if not os.access(rel, os.F_OK, dir_fd=folder) and inside(rel)]
+    finally:
+        os.close(folder)
 
 
 def previous_files(manifest: Path, out_dir: Path) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.site.writer import MARKER, SiteWriter, journal_file, journaled_files, last_render
+from pipeline.site.writer import MARKER, SiteWriter, journal_file, journaled_files, last_render, missing_files
 
 
 def test_writes_changed_files_only_and_removes_what_the_last_build_wrote_but_this_one_did_not(tmp_path):
@@ -163,3 +163,20 @@ def test_a_big_file_is_copied_in_flat_memory(tmp_path):
         tracemalloc.stop()
     assert os.path.getsize(tmp_path / "site" / "video.mp4") == 300 * 1024 * 1024
     assert peak < 4 * 1024 * 1024
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_missing_files_are_those_of_the_last_site_not_in_the_folder_and_inside_it(tmp_path, monkeypatch, relative):
+    out = tmp_path / "site"
+    for rel in ("index.html", "a/index.html", "a/preview.json"):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text("x")
+    (tmp_path / "outside.html").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    folder = out.relative_to(tmp_path) if relative else out
+    rels = ["index.html", "a/index.html", "a/preview.json", "b/index.html", "../outside.html", "../gone.html",
+            str(tmp_path / "gone.html")]
+    assert missing_files(folder, rels) == ["b/index.html"]  # a path out of the folder is never one to put back
+    (out / "a" / "preview.json").unlink()
+    assert missing_files(folder, rels) == ["a/preview.json", "b/index.html"]
+    assert missing_files(tmp_path / "none", rels) == ["index.html", "a/index.html", "a/preview.json", "b/index.html"]
