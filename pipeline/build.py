@@ -138,7 +138,7 @@ def _build(
             if last and (not site or (intact().intact and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started, intact().put_back)
             forget_last(config, context.kind)
-            last_render = start_work(context)
+            last_render = start_work(context, captured.new)
             gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files,
                               captured.git)
             processed = process(context, gathered, read)
@@ -168,14 +168,15 @@ def capture(context: BuildContext) -> tuple[CaptureReport, dict[int, Article]]:
     return capture_content(context.conn, context.config, workers=context.workers, scanned=context.helper.result), read
 
 
-def start_work(context: BuildContext) -> LastRender | None:
+def start_work(context: BuildContext, new: list[int]) -> LastRender | None:
     """Have the forked helper load the passes to work the small rounds (`HelperWorker`: its code loads here, as a
-    build with nothing to do works none); return what the last render left, which this process reads meanwhile."""
+    build with nothing to do works none), and what the `new` captures' code needs; return what the last render
+    left, which this process reads meanwhile."""
     from pipeline.jobs.worker import HelperWorker
 
     last_render = LastRender(context.config) if context.site else None
     meanwhile = last_render.steps(load_render_code) if last_render is not None else []
-    context.helper_worker = HelperWorker(context.helper, context.config, meanwhile)
+    context.helper_worker = HelperWorker(context.helper, context.config, meanwhile, new)
     return last_render
 
 

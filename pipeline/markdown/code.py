@@ -10,7 +10,7 @@ copy button; the `<code>` keeps markdown-it's `language-x` class.
 
 Pygments loads with the first block that names a language (a page without
 one never loads it), or in the build's forked helper while the build plans
-(`load_highlighter`); lexers are kept by name, and short blocks by their text (a
+(`load_highlighter`, with the lexers an edit's new articles name); lexers are kept by name, and short blocks by their text (a
 snippet a wiki repeats is highlighted once per process). One rendering highlights
 at most `HIGHLIGHT_BUDGET` characters of code, so hostile text stays fast:
 the blocks past it are plain text.
@@ -25,7 +25,7 @@ import functools
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:  # markdown-it loads with the first parser (`make_parser`), not with the passes
     from markdown_it import MarkdownIt
@@ -37,6 +37,9 @@ REMEMBERED_LENGTH = 2_000  # characters
 BUDGET_USED = "code_highlighted"  # env key: the characters highlighted so far in this rendering
 OPTION = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 LINE_RANGE = re.compile(r"(\d+)(?:-(\d+))?")
+LEXERS_AHEAD = 8  # languages whose lexers `load_highlighter` makes ahead, at most
+# The language a fence's info string names (its first word), as CommonMark opens a fence: to load its lexer ahead.
+FENCE_LANGUAGE = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})[ \t]*([^\s`{]+)", re.MULTILINE)
 # Pygments' styles for the theme's two colour schemes: token colours at WCAG AA contrast on the theme's
 # code background (`--panel` in wiki.css) in each.
 LIGHT_STYLE, DARK_STYLE = "xcode", "lightbulb"
@@ -131,12 +134,17 @@ def _builtin_aliases() -> frozenset[str]:
     return frozenset(alias.lower() for _, aliases, _, _ in get_all_lexers(plugins=False) for alias in aliases)
 
 
-def load_highlighter() -> None:
-    """Import Pygments, its table of lexers and its formatter now (the build's forked helper does, once it has told
-    the build it is ready: `jobs/worker._ready`), so the first highlighted block does not wait for them."""
+def load_highlighter(texts: Iterable[str] = ()) -> None:
+    """Import Pygments, its table of lexers and its formatter now, and make the lexers the fenced blocks of `texts`
+    name (a lexer compiles its rules when first made); the build's forked helper does, once it has told the build
+    it is ready (`jobs/worker._ready`), so the first highlighted block does not wait for them."""
     _builtin_aliases()
     _formatter()
     import pygments  # noqa: F401
+
+    named = dict.fromkeys(match[1].lower() for text in texts for match in FENCE_LANGUAGE.finditer(text))
+    for language in list(named)[:LEXERS_AHEAD]:  # the first few: a page naming hundreds never holds the build up
+        _lexer(language)
 
 
 @functools.cache
