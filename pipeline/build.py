@@ -21,13 +21,14 @@ from pipeline.config import Config, worker_count
 from pipeline.content.article import Article
 from pipeline.content.capture import CaptureReport, capture_content, read_ahead
 from pipeline.content.facts import LOG_KEPT, Change, Facts, fact_sources, gather, read_data_files
-from pipeline.content.scan import require_content_folder, scan_sources
+from pipeline.content.scan import require_content_folder
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
 from pipeline.incremental.build_stamp import (
     LastBuild, diagnostics_path, forget_last, load_last, save_diagnostics, save_last, stamp_of,
 )
 from pipeline.incremental.code_digest import code_digest
 from pipeline.jobs.context import BuildContext
+from pipeline.jobs.helper_loading import scan_then_load
 from pipeline.jobs.report import ProcessReport
 from pipeline.passes.base import Wiki
 from pipeline.passes.contract import PassSpec
@@ -138,7 +139,7 @@ def _build(
             if last and (not site or (intact().intact and not search_pending(config))):
                 return skipped(captured, last, site, time.perf_counter() - started, intact().put_back)
             forget_last(config, context.kind)
-            last_render = start_work(context, captured.new)
+            last_render = start_work(context)
             gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files,
                               captured.git)
             processed = process(context, gathered, read)
@@ -151,9 +152,10 @@ def _build(
 
 
 def start_helpers(context: BuildContext, checker: ForkedHelper, checked: bool) -> Callable[[], LastSite]:
-    """Start the forked helpers: one scans the content folder, the other (when `checked`) looks for the last
-    site's files; return how to ask the second whether they are all there."""
-    context.helper.start(scan_sources, context.config, db_path(context.conn))
+    """Start the forked helpers: one scans the content folder (and for an edit loads what its jobs need:
+    `helper_loading`), the other (when `checked`) looks for the last site's files; return how to ask the second
+    whether they are all there."""
+    context.helper.start(scan_then_load, context.config, db_path(context.conn))
     if not checked:
         return lambda: LastSite(False)
     checker.start(site_intact, context.config)
@@ -168,15 +170,14 @@ def capture(context: BuildContext) -> tuple[CaptureReport, dict[int, Article]]:
     return capture_content(context.conn, context.config, workers=context.workers, scanned=context.helper.result), read
 
 
-def start_work(context: BuildContext, new: list[int]) -> LastRender | None:
+def start_work(context: BuildContext) -> LastRender | None:
     """Have the forked helper load the passes to work the small rounds (`HelperWorker`: its code loads here, as a
-    build with nothing to do works none), and what the `new` captures' code needs; return what the last render
-    left, which this process reads meanwhile."""
+    build with nothing to do works none); return what the last render left, which this process reads meanwhile."""
     from pipeline.jobs.worker import HelperWorker
 
     last_render = LastRender(context.config) if context.site else None
     meanwhile = last_render.steps(load_render_code) if last_render is not None else []
-    context.helper_worker = HelperWorker(context.helper, context.config, meanwhile, new)
+    context.helper_worker = HelperWorker(context.helper, context.config, meanwhile)
     return last_render
 
 

@@ -22,6 +22,7 @@ from typing import Callable, Container
 from pipeline.config import Config
 from pipeline.content.capture import load_articles
 from pipeline.errors import UserError
+from pipeline.jobs.helper_loading import highlights_code
 from pipeline.jobs.queue import (
     Backoff, ClaimedJob, JobPass, Outcome, PassOutcome, claim, finish, has_work, held_leases, recover_stale, release,
     worker_name,
@@ -29,7 +30,6 @@ from pipeline.jobs.queue import (
 from pipeline.jobs.report import WorkerReport
 from pipeline.markdown import make_parser  # light: markdown-it loads with the first parser made
 from pipeline.markdown.code import load_highlighter
-from pipeline.markdown.extensions import enabled as enabled_extensions
 from pipeline.markdown.extensions import setting as markdown_setting
 from pipeline.passes.base import RetryableError
 from pipeline.passes.contract import PassSpec
@@ -40,7 +40,7 @@ from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, fork_m
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event
 from pipeline.storage.results import resolve_stored
-from pipeline.storage.store import db_path, open_store, reader, rows_for_ids
+from pipeline.storage.store import db_path, open_store, rows_for_ids
 from pipeline.storage.text_refs import STORED
 
 TRANSIENT = (sqlite3.OperationalError, OSError, TimeoutError)
@@ -195,9 +195,6 @@ def _event_id(outcome: PassOutcome, article) -> str:
     return "edit-" + hashlib.sha256("|".join(map(str, identity)).encode()).hexdigest()[:32]
 
 
-FEW_NEW = 64  # new captures whose code blocks' lexers a forked helper loads ahead: an edit build's, not a cold one's
-
-
 class HelperWorker:
     """A build's small rounds worked by its forked helper process (`forks.ForkedHelper`), which loads the passes
     while this one captures and plans: this process then neither imports markdown-it nor runs a pass (an edit
@@ -205,18 +202,14 @@ class HelperWorker:
     whose passes are not this process's (a wiki's own pass edited meanwhile) or that died, is worked here.
     """
 
-    def __init__(
-        self, helper: ForkedHelper, config: Config, meanwhile: list[Callable[[], object]] | None = None,
-        new: list[int] = (),
-    ) -> None:  # fmt: skip
+    def __init__(self, helper: ForkedHelper, config: Config, meanwhile: list[Callable[[], object]] | None = None) -> None:
         """`meanwhile`: steps this process takes while the forked helper works a round, one after another, as long
-        as the helper is still at work (what the build needs later anyway: the render's code and what it reads).
-        `new`: the captures made this build, whose code blocks' lexers the helper loads ahead when they are few."""
+        as the helper is still at work (what the build needs later anyway: the render's code and what it reads)."""
         self.helper, self.config, self.home = helper, config, os.getpid()
         self.meanwhile = list(meanwhile or ())
         self.loading = helper.forked  # the forked helper's call in flight is loading the passes
         if self.loading:
-            helper.start(_ready, config, self.home, list(new) if len(new) <= FEW_NEW else [])
+            helper.start(_ready, config, self.home)
 
     def drain(self, specs: list[PassSpec], workers: int) -> WorkerReport:
         """Work the queue until no job is eligible: in the forked helper (one worker), or here with `workers` processes."""
@@ -249,28 +242,25 @@ def _passes_loaded(config: Config) -> list[PassSpec]:
     return _LOADED[0][1]
 
 
-def _ready(config: Config, home: int, new: list[int] = ()) -> Afterwards | None:
+def _ready(config: Config, home: int) -> Afterwards | None:
     """In the forked helper, load the passes, and markdown-it with the parsers of an article's parse and of its prose
-    (passes load it with a first parse); then, once the build knows it is ready, the contracts' checker and Pygments
-    with the lexers the code blocks of the `new` captures name, where code is highlighted (the build plans meanwhile:
-    its first job need not wait for them). Made again in the build's process (`home`: the forked helper failed),
-    nothing."""
+    (passes load it with a first parse); then, once the build knows it is ready, the contracts' checker and Pygments,
+    where code is highlighted (the build plans meanwhile: its first job need not wait for them; an edit's are loaded
+    already, `helper_loading`). Made again in the build's process (`home`: the forked helper failed), nothing."""
     if os.getpid() == home:
         return None
     _passes_loaded(config)
     markdown = markdown_setting(config.markdown, config.links)  # the parser the passes ask for, as build.py's options name it
     for raw_html in {bool(config.raw_html), True}:
         make_parser(raw_html=raw_html, markdown=markdown)
-    highlighted = any(extension.name == "code" for extension, _ in enabled_extensions(markdown))
-    return Afterwards(None, partial(_load_later, highlighted, str(config.state_db), new))
+    return Afterwards(None, partial(_load_later, highlights_code(config)))
 
 
-def _load_later(highlighted: bool, db: str, new: list[int]) -> None:
-    """What the forked helper loads once it has answered `_ready`: what a first job needs beyond the passes (a
-    lexer compiles its rules when first made, about as long as an article's passes take)."""
+def _load_later(highlighted: bool) -> None:
+    """What the forked helper loads once it has answered `_ready`: what a first job needs beyond the passes."""
     load_checker()
     if highlighted:
-        load_highlighter([article.text for article in load_articles(reader(db), new)] if new else [])
+        load_highlighter()
 
 
 def _work_in_helper(config: Config, identities: list[tuple], home: int) -> WorkerReport | None:

@@ -364,19 +364,3 @@ def test_the_forked_helper_loads_the_contract_checker_while_the_build_plans(tmp_
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)  # its state folder a temporary one
 
-
-def test_the_forked_helper_makes_the_lexers_a_new_article_s_code_blocks_name_ahead(make_wiki):
-    config = make_wiki({"a.md": "# A\n\n```python\nx = 1\n```\n\n~~~ Rust title=\"x\"\nfn x() {}\n~~~\n\n```nolanguage\n```\n"})
-    report = build(config, workers=1)
-    code = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from pipeline.config import Config\n"
-        "from pipeline.jobs.worker import _ready\n"
-        "from pipeline.markdown import code\n"
-        f"config = Config(content_dir=Path({str(config.content_dir)!r}), state_dir=Path({str(config.state_dir)!r}))\n"
-        f"_ready(config, 0, {report.capture.current!r}).then()\n"
-        "assert 'pygments.lexers.python' in sys.modules and 'pygments.lexers.rust' in sys.modules\n"
-        "assert code._lexer.cache_info().currsize == 3  # python, rust, and the unknown one as None\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=config.content_dir.parent)
