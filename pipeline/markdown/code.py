@@ -10,8 +10,9 @@ copy button; the `<code>` keeps markdown-it's `language-x` class.
 
 Pygments loads with the first block that names a language (a page without
 one never loads it), or in the build's forked helper while the build plans
-(`load_highlighter`, with the lexers an edit's new articles name); lexers are kept by name, and short blocks by their text (a
-snippet a wiki repeats is highlighted once per process). One rendering highlights
+(`load_highlighter`, with the lexers an edit's changed files name); lexers are
+kept by name, and short blocks by their text (a snippet a wiki repeats is
+highlighted once per process). One rendering highlights
 at most `HIGHLIGHT_BUDGET` characters of code, so hostile text stays fast:
 the blocks past it are plain text.
 
