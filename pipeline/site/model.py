@@ -172,7 +172,7 @@ def build_model(
     outputs = PassResults(wiki.results)
     # Each article as a link to it: its page's URL, and what its backlinks and red links show.
     links = dict(zip(ids, _links_to(summarized)))
-    conflicts = _move_shared(paths, ids, links)  # then those of the URLs taken twice still
+    conflicts = _move_shared(paths, ids, links)  # the URLs moved aside; `_first_at_each_url` adds any still taken twice
     backlinks = Backlinks(articles, links, made)
     broken = [(links[a.capture_id], target) for a in articles for target in made[a.capture_id].broken]
     updated, shown, bodies = _last_updated(wiki, log), _shown(wiki, versions, articles), _Bodies(wiki)
