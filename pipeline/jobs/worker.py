@@ -36,7 +36,8 @@ from pipeline.passes.contract import PassSpec
 from pipeline.passes.registry import passes_for
 from pipeline.runtime import jsonio
 from pipeline.runtime.contracts import load_checker
-from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, fork_map
+from pipeline.runtime.disk_full import full_disk_message
+from pipeline.runtime.forks import Afterwards, ForkedError, ForkedHelper, Later
 from pipeline.spool import enqueue_all
 from pipeline.spool.events import edit_event
 from pipeline.storage.results import resolve_stored
@@ -306,14 +307,20 @@ def run_plan(
 
 
 def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bool = False) -> WorkerReport:
-    """Drain the queue with `workers` processes: this one and `workers - 1` forked children.
+    """Drain the queue with `workers` processes: this one alone, or that many forked children while it waits.
 
-    Forked children share the loaded passes and their compiled contracts.
+    Forked children share the loaded passes and their compiled contracts. What a worker loads and fills as
+    it goes (the parsers, the highlighter and its lexers, the checker, their caches) stays in the children:
+    the build's own process holds the wiki to the end, and its peak of memory comes after, as it plans the
+    next round. A child's full disk is told as a full disk (`disk_full_is_an_error`).
     """
     total = WorkerReport()
+    count = max(1, workers)
     try:
-        reports = fork_map(lambda _: work(config, specs, once=once), list(range(max(1, workers))))
+        reports = Later(lambda _: work(config, specs, once=once), list(range(count)), count).result()
     except ForkedError as exc:
+        if full_disk_message(exc, []) is not None:
+            raise
         raise UserError(f"a worker process failed; its jobs are recovered by the next run: {exc}") from None
     for report in reports:
         total.add(report)

@@ -225,6 +225,17 @@ def test_a_job_whose_holder_let_its_lease_run_out_is_run_by_the_build(held):
     assert report.done == 2 and {row["status"] for row in _all_jobs(config)} == {"done"}
 
 
+def test_a_big_round_is_worked_by_forked_workers_only_and_the_build_s_process_waits(make_wiki):
+    import os
+
+    # What a worker loads and fills (parsers, highlighter, checker) would stay in the build's process to its end.
+    config = make_wiki({f"a{i}.md": f"---\ntitle: A{i}\n---\ntext {i}\n" for i in range(300)})
+    report = build(config, workers=2)
+    attempts = _attempts_by(config)
+    assert sum(attempts.values()) == report.process.work.done > 200
+    assert str(os.getpid()) not in attempts
+
+
 def test_a_build_s_small_rounds_are_worked_beside_it_and_markdown_never_loads_here(make_wiki):
     import subprocess
     import sys
