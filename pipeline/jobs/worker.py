@@ -312,7 +312,8 @@ def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bo
     Forked children share the loaded passes and their compiled contracts. What a worker loads and fills as
     it goes (the parsers, the highlighter and its lexers, the checker, their caches) stays in the children:
     the build's own process holds the wiki to the end, and its peak of memory comes after, as it plans the
-    next round. A child's full disk is told as a full disk (`disk_full_is_an_error`).
+    next round. A child's full disk is told as a full disk (`disk_full_is_an_error`), another failure by
+    what it raised.
     """
     total = WorkerReport()
     count = max(1, workers)
@@ -321,7 +322,8 @@ def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bo
     except ForkedError as exc:
         if full_disk_message(exc, []) is not None:
             raise
-        raise UserError(f"a worker process failed; its jobs are recovered by the next run: {exc}") from None
+        told = str(exc).strip().splitlines()[-1:] or ["it stopped"]  # what it raised, not the traceback
+        raise UserError(f"a worker process failed ({told[0]}); its jobs are recovered by the next run") from None
     for report in reports:
         total.add(report)
     return total

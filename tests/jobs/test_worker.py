@@ -236,6 +236,38 @@ def test_a_big_round_is_worked_by_forked_workers_only_and_the_build_s_process_wa
     assert str(os.getpid()) not in attempts
 
 
+def test_a_forked_worker_s_full_disk_is_told_as_a_full_disk(make_wiki, monkeypatch):
+    import errno
+    import os
+
+    from pipeline.errors import UserError
+    from pipeline.jobs import worker
+
+    config = make_wiki({f"a{i}.md": f"---\ntitle: A{i}\n---\ntext {i}\n" for i in range(300)})
+    home, claim_batch = os.getpid(), worker.Worker.process_batch
+
+    def full(self, *args, **kwargs):  # in a forked worker only: its error comes back through the pipe
+        if os.getpid() != home:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(config.state_db))
+        return claim_batch(self, *args, **kwargs)
+
+    monkeypatch.setattr(worker.Worker, "process_batch", full)
+    with pytest.raises(UserError, match=f"^{config.state_db}: {os.strerror(errno.ENOSPC)}; free some space"):
+        build(config, workers=2)
+
+
+def test_a_forked_worker_s_failure_is_one_line_naming_what_it_raised(make_wiki, monkeypatch):
+    from pipeline.errors import UserError
+    from pipeline.jobs import worker
+
+    config = make_wiki({f"a{i}.md": f"---\ntitle: A{i}\n---\ntext {i}\n" for i in range(300)})
+    monkeypatch.setattr(worker.Worker, "process_batch", lambda *args, **kwargs: 1 / 0)
+    with pytest.raises(UserError) as raised:
+        build(config, workers=2)
+    message = str(raised.value)
+    assert message == "a worker process failed (ZeroDivisionError: division by zero); its jobs are recovered by the next run"
+
+
 def test_a_build_s_small_rounds_are_worked_beside_it_and_markdown_never_loads_here(make_wiki):
     import subprocess
     import sys
