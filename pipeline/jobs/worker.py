@@ -322,8 +322,7 @@ def run_workers(config: Config, specs: list[PassSpec], workers: int, *, once: bo
     except ForkedError as exc:
         if full_disk_message(exc, []) is not None:
             raise
-        told = str(exc).strip().splitlines()[-1:] or ["it stopped"]  # what it raised, not the traceback
-        raise UserError(f"a worker process failed ({told[0]}); its jobs are recovered by the next run") from None
+        raise UserError(f"a worker process failed ({exc.raised()}); its jobs are recovered by the next run") from None
     for report in reports:
         total.add(report)
     return total

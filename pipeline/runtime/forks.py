@@ -34,6 +34,11 @@ class ForkedError(RuntimeError):
         super().__init__(message)
         self.cause = cause
 
+    def raised(self) -> str:
+        """What the share raised, in one line: its traceback's last (the whole message, when it has one line)."""
+        lines = str(self).strip().splitlines()
+        return lines[-1] if lines else "it stopped"
+
 
 class Afterwards(NamedTuple):
     """What a `ForkedHelper` call returns when it has more to do once its result is sent: `value` goes back at

@@ -408,4 +408,3 @@ def test_the_forked_helper_loads_the_contract_checker_while_the_build_plans(tmp_
         "assert 'jsonschema_rs' in sys.modules and 'pygments' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)  # its state folder a temporary one
-

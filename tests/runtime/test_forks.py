@@ -27,13 +27,15 @@ def _failing_on(number: int):
 
 
 def test_an_exception_in_a_child_is_raised_here():
-    with pytest.raises(ForkedError, match="2 fails"):
+    with pytest.raises(ForkedError, match="2 fails") as raised:
         fork_map(_failing_on(2), [1, 2])
+    assert "Traceback" in str(raised.value) and raised.value.raised().endswith("2 fails")  # in one line
 
 
 def test_a_child_that_dies_is_reported():
-    with pytest.raises(ForkedError, match="died"):
+    with pytest.raises(ForkedError, match="died") as raised:
         fork_map(lambda share: os._exit(3) if share else 0, [0, 1])
+    assert raised.value.raised() == "a forked process died before sending its result"
 
 
 def test_when_this_process_fails_its_children_are_stopped_and_reaped():
