@@ -98,7 +98,10 @@ class GitPlace(NamedTuple):
 
 def git_place(folder: Path) -> GitPlace | None:
     """The repository holding `folder`, or None outside one, in one with no commit yet, or without git: one
-    `git rev-parse` a build, which capture (HEAD, on each capture) and the history both read."""
+    `git rev-parse` a build, which capture (HEAD, on each capture) and the history both read; none where no
+    repository can hold the folder (`in_no_work_tree`)."""
+    if in_no_work_tree(folder):
+        return None
     try:
         where = _run(folder, "rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository", "HEAD")
     except (OSError, subprocess.SubprocessError):
@@ -108,6 +111,17 @@ def git_place(folder: Path) -> GitPlace | None:
         return None
     top, prefix, shallow, head = lines
     return GitPlace(top, prefix, shallow == "true", head)
+
+
+def in_no_work_tree(folder: Path) -> bool:
+    """Whether git would find no work tree holding `folder`: neither it nor a folder above it has a `.git` (a folder,
+    or the file a linked work tree or submodule has), and no `GIT_DIR` or `GIT_WORK_TREE` names one. Looked up
+    without running git: a build outside a repository then starts no process for it."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return False
+    # Git walks up from the folder's real path; the path as given is looked along too, which can only make it ask.
+    starts = {Path(os.path.realpath(folder)), Path(os.path.abspath(folder))}
+    return not any(os.path.lexists(each / ".git") for start in starts for each in (start, *start.parents))
 
 
 def read_history(folder: Path, state_dir: Path | None = None, place: GitPlace | None | str = ASK) -> GitLog | None:

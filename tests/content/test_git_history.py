@@ -150,3 +150,22 @@ def test_outside_a_repository_the_history_asks_git_nothing_more(tmp_path, monkey
     asked = []
     monkeypatch.setattr(git_history, "_run", lambda folder, *args: asked.append(args))
     assert read_history(tmp_path, place=None) is None and asked == []
+
+
+def test_where_no_folder_above_has_a_git_folder_no_git_process_is_started(tmp_path, monkeypatch):
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    started = []
+    monkeypatch.setattr(git_history, "_run", lambda folder, *args: started.append(args))
+    inner = tmp_path / "a" / "wiki"
+    inner.mkdir(parents=True)
+    assert git_history.git_place(inner) is None and started == []
+    (tmp_path / "a" / ".git").write_text("gitdir: elsewhere\n")  # a linked work tree's: git is asked
+    assert git_history.git_place(inner) is None and started == [("rev-parse", "--show-toplevel", "--show-prefix",
+                                                                  "--is-shallow-repository", "HEAD")]  # fmt: skip
+
+
+def test_a_folder_reached_through_a_link_is_looked_up_where_it_is(repo, tmp_path):
+    link = tmp_path / "linked-wiki"
+    link.symlink_to(repo / "wiki")
+    assert git_history.git_place(link).prefix == "wiki/"  # the repository above the real folder, not the link's
