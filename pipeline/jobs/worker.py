@@ -204,8 +204,9 @@ class HelperWorker:
     """
 
     def __init__(self, helper: ForkedHelper, config: Config, meanwhile: list[Callable[[], object]] | None = None) -> None:
-        """`meanwhile`: steps this process takes while the forked helper works a round, one after another, as long
-        as the helper is still at work (what the build needs later anyway: the render's code and what it reads)."""
+        """`meanwhile`: steps this process takes while the forked helper loads the passes or works a round, one after
+        another, as long as the helper is still at it (what the build needs later anyway: the render's code and what
+        it reads)."""
         self.helper, self.config, self.home = helper, config, os.getpid()
         self.meanwhile = list(meanwhile or ())
         self.loading = helper.forked  # the forked helper's call in flight is loading the passes
@@ -218,16 +219,22 @@ class HelperWorker:
         if workers == 1 and self.helper.forked:
             self.wait_until_loaded()
             self.helper.start(_work_in_helper, self.config, _identities(specs), self.home)
-            while self.meanwhile and not self.helper.ready():
-                self.meanwhile.pop(0)()
+            self._take_steps()
             report = self.helper.result()
         return report if report is not None else run_workers(self.config, specs, workers)
 
     def wait_until_loaded(self) -> None:
-        """Let the forked helper end its loading of the passes, before it is given anything else."""
+        """Let the forked helper end its loading of the passes, before it is given anything else: the steps are
+        taken meanwhile (an edit's first round is often planned before the helper has loaded what its jobs need)."""
         if self.loading:
             self.loading = False
+            self._take_steps()
             self.helper.result()
+
+    def _take_steps(self) -> None:
+        """Take the steps, one after another, while the forked helper's call is still in flight."""
+        while self.meanwhile and not self.helper.ready():
+            self.meanwhile.pop(0)()
 
 
 _LOADED: list[tuple[Config, list[PassSpec]]] = []  # a forked helper's passes, of the last config it loaded

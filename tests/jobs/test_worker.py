@@ -397,6 +397,45 @@ def test_a_build_takes_its_steps_while_the_forked_helper_works_a_round(make_wiki
     os.close(write_end)
 
 
+_SAW_STEP: list[bool] = []  # in the forked helper: whether a step of the build ran while it loaded
+
+
+def _loads_until_a_step_ran(config, home):
+    import select
+
+    waiting = select.poll()
+    waiting.register(_STEP[0], select.POLLIN)
+    _SAW_STEP[:] = [bool(waiting.poll(10_000))]  # a deadline, not a wait for state: the old code never writes
+
+
+def _works_if_a_step_ran_while_it_loaded(config, identities, home):
+    from pipeline.jobs.report import WorkerReport
+
+    return WorkerReport(done=1 if _SAW_STEP == [True] else 0)
+
+
+def test_a_build_takes_its_steps_while_the_forked_helper_is_still_loading(make_wiki, monkeypatch):
+    import os
+    import sys
+
+    from pipeline.jobs import worker
+    from pipeline.runtime.forks import ForkedHelper
+
+    read_end, write_end = os.pipe()
+    monkeypatch.setattr(sys.modules[__name__], "_STEP", [read_end])
+    monkeypatch.setattr(worker, "_ready", _loads_until_a_step_ran)  # before the fork: the helper's too
+    monkeypatch.setattr(worker, "_work_in_helper", _works_if_a_step_ran_while_it_loaded)
+    config = make_wiki({"a.md": "# A\n"}, search=False)
+    taken = []
+    steps = [lambda: taken.append("code") or os.write(write_end, b"x"), lambda: taken.append("record")]
+    with ForkedHelper() as helper:
+        beside = worker.HelperWorker(helper, config, steps)
+        report = beside.drain(passes_for(config), 1)
+    assert report.done == 1 and taken[0] == "code"  # the first step ran before the helper had loaded
+    os.close(read_end)
+    os.close(write_end)
+
+
 def test_the_forked_helper_loads_the_contract_checker_while_the_build_plans(tmp_path):
     code = (
         "import sys\n"
