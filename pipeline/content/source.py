@@ -141,8 +141,10 @@ def folder_language(path: str, languages: list[str] | None) -> str | None:
 def folders_are_languages(paths: list[str], languages: list[str] | None) -> bool:
     """Whether the wiki is one vault per language: it lists its languages, and every top-level folder
     holding notes is one of them."""
+    if not languages:  # most wikis: not asked of every path
+        return False
     tops = {path.partition("/")[0].lower() for path in paths if "/" in path}
-    return bool(languages) and bool(tops) and tops <= set(languages)
+    return bool(tops) and tops <= set(languages)
 
 
 def frontmatter_language(meta: dict) -> str | None:

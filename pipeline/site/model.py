@@ -197,6 +197,8 @@ def _last_updated(wiki: Wiki, log: list[Change]) -> Callable[[str], str | None]:
     in the log (path, time, ...)."""
     last_seen = dict(map(operator.itemgetter(0, 1), log))
     git_times = wiki.facts.get("git_times") or {}
+    if not git_times:  # outside git: asked of every article, a lookup alone
+        return last_seen.get
     return lambda path: iso_time(git_times[path]) if git_times.get(path) else last_seen.get(path)
 
 
