@@ -225,7 +225,7 @@ class HelperWorker:
 
     def wait_until_loaded(self) -> None:
         """Let the forked helper end its loading of the passes, before it is given anything else: the steps are
-        taken meanwhile (an edit's first round is often planned before the helper has loaded what its jobs need)."""
+        taken meanwhile (an edit's first round may be planned before the helper has loaded what its jobs need)."""
         if self.loading:
             self.loading = False
             self._take_steps()
