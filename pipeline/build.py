@@ -7,7 +7,6 @@ Each stage is one line of `_build` and reads one `BuildContext` (`jobs/context.p
 
 from __future__ import annotations
 
-import functools
 import gc
 import time
 from collections import Counter
@@ -38,7 +37,7 @@ from pipeline.runtime.build_lock import build_lock
 from pipeline.runtime.console import SILENT, Progress
 from pipeline.runtime.disk_full import disk_full_is_an_error
 from pipeline.runtime.forks import ForkedHelper
-from pipeline.site import MANIFEST, LastRender, LastSite, SiteReport, search_pending, site_intact
+from pipeline.site import MANIFEST, LastRender, LastSite, SiteCheck, SiteReport, search_pending
 from pipeline.site.emitters import setting as emitters_setting
 from pipeline.site.output import refuse_foreign, refuse_unsafe
 from pipeline.site.theme import theme_digest
@@ -62,7 +61,7 @@ class BuildReport:
 def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
     written: Callable[[], None] = lambda: None, build_cache: BuildCache | None = None, search_later: BackgroundIndex | None = None,
-    info: bool = True, force: bool = False, wait: bool = True,
+    info: bool = True, force: bool = False, wait: bool = True, looked: ForkedHelper | None = None,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
@@ -78,12 +77,13 @@ def build(
     A build that writes the site refuses an output folder it must not write (`site.output`; a non-empty one
     `pipeline` did not write, unless `force`), and holds the wiki's build lock (`build_lock`: without
     `wait`, BuildBusy when another build holds it). A full disk is a UserError naming the path.
+    `looked`: a process a command line forked at its start, looking for the last site's files (`site.look_ahead`).
     """
     require_content_folder(config.content_dir)  # a build that fails so makes nothing in the state folder
     if search_later is not None:
         search_later.stop()  # before the lock: its run holds a share of it
     options = dict(workers=workers, site=site, progress=progress, reuse=reuse, written=written, build_cache=build_cache,
-                   search_later=search_later, info=info)  # fmt: skip
+                   search_later=search_later, info=info, looked=looked)  # fmt: skip
     with disk_full_is_an_error([config.out_dir, config.state_dir] if site else [config.state_dir]):
         if not site:
             return _build(config, **options)
@@ -119,6 +119,7 @@ def collector_paused():
 def _build(
     config: Config, *, workers: int | None, site: bool, progress: Progress, reuse: bool,
     written: Callable[[], None], build_cache: BuildCache | None, search_later: BackgroundIndex | None, info: bool,
+    looked: ForkedHelper | None,
 ) -> BuildReport:
     """`build`, once the output folder is known safe and the lock held: one line per stage."""
     started = time.perf_counter()
@@ -127,12 +128,13 @@ def _build(
     # Forked first, while this process is small: one walks and stats the content folder while this one loads
     # the passes, then lists the diagnostics while it renders; the other looks for the last site's files (one
     # lookup each), asked for when a build may be skipped, else when it renders: it gives way to the others.
-    with ForkedHelper(forked=count > 1 and build_cache is None) as helper, ForkedHelper(forked=checked, nice=10) as checker, \
-            closing(open_store(config.state_db)) as conn:  # fmt: skip
+    looked = looked if checked else None  # a look the build does not ask for is ended unread
+    with ForkedHelper(forked=count > 1 and build_cache is None) as helper, \
+            looked or ForkedHelper(forked=checked, nice=10) as checker, closing(open_store(config.state_db)) as conn:  # fmt: skip
         context = BuildContext(config, conn, [], count, site, helper, progress, build_cache, info=info, written=written,
                                search_later=search_later)  # fmt: skip
         try:
-            intact = start_helpers(context, checker, checked)
+            intact = start_helpers(context, checker, checked, looked is not None)
             captured, read = capture(context)
             stamp, data_files = stamp_build(context, captured)
             last = load_last(config, context.kind, stamp, info) if reuse else None
@@ -151,15 +153,14 @@ def _build(
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
 
 
-def start_helpers(context: BuildContext, checker: ForkedHelper, checked: bool) -> Callable[[], LastSite]:
+def start_helpers(context: BuildContext, checker: ForkedHelper, checked: bool, looked: bool) -> Callable[[], LastSite]:
     """Start the forked helpers: one scans the content folder (and for an edit loads what its jobs need:
-    `helper_loading`), the other (when `checked`) looks for the last site's files; return how to ask the second
-    whether they are all there."""
+    `helper_loading`), the other (when `checked`) looks for the last site's files, or (`looked`) goes on from the
+    look it was given at the command line's start; return how to ask the second whether they are all there."""
     context.helper.start(scan_then_load, context.config, db_path(context.conn))
     if not checked:
         return lambda: LastSite(False)
-    checker.start(site_intact, context.config)
-    return functools.cache(checker.result)
+    return SiteCheck(context.config, checker, looked)
 
 
 def capture(context: BuildContext) -> tuple[CaptureReport, dict[int, Article]]:

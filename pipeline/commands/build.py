@@ -1,14 +1,18 @@
-"""`pipeline build`: capture, plan, work, render and report."""
+"""`pipeline build`: capture, plan, work, render and report.
+
+The build's code is loaded once the command line is read, after a process is forked to look for the last site's
+files meanwhile (`site.look_ahead`): a build with nothing to do would wait for that look.
+"""
 
 from __future__ import annotations
 
 import sys
 
-from pipeline.build import build
 from pipeline.commands.check import add_check_options, report_diagnostics
 from pipeline.commands.options import add_state, config_from
 from pipeline.runtime.build_lock import BUSY_STATUS
 from pipeline.runtime.console import progress_for
+from pipeline.site import look_ahead
 
 
 def register(subparsers) -> None:
@@ -34,10 +38,13 @@ def add_build_options(parser) -> None:
 
 def run(args) -> int:
     config = config_from(args)
-    report = build(
-        config, workers=args.workers, site=True, progress=progress_for(sys.stdout), info=args.info, force=args.force,
-        wait=args.wait,
-    )  # fmt: skip
+    with look_ahead(config) as looked:
+        from pipeline.build import build
+
+        report = build(
+            config, workers=args.workers, site=True, progress=progress_for(sys.stdout), info=args.info,
+            force=args.force, wait=args.wait, looked=looked,
+        )  # fmt: skip
     status = report_site(args, config, report)
     print(summary_line(report))
     return status

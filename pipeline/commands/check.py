@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from pipeline.build import build
 from pipeline.commands.options import add_state, config_from
 from pipeline.diagnostics import FORMATS, default_format, emit, exit_status, summary
 
@@ -35,6 +34,8 @@ def report_diagnostics(args, config, processed) -> int:
 
 
 def run(args) -> int:
+    from pipeline.build import build  # loaded once the command line is read (see `commands/build.py`)
+
     config = config_from(args)
     report = build(config, workers=args.workers, info=args.info)
     return report_diagnostics(args, config, report.process)

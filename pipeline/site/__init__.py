@@ -11,6 +11,7 @@ output is still there), so a build with nothing to do loads no template code.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -18,8 +19,11 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from pipeline.config import Config
 from pipeline.incremental.kept_pages import KEPT_PAGES, KeptPages
+from pipeline.runtime.forks import ForkedHelper
 from pipeline.site.shards import loader
-from pipeline.site.writer import LastRecord, journaled_files, last_render, mark, missing_files, previous_files
+from pipeline.site.writer import (
+    LastRecord, journal_file, journaled_files, last_render, mark, missing_files, previous_files,
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from pipeline.incremental.page_summaries import PageSummaries
@@ -75,23 +79,96 @@ class LastSite(NamedTuple):
     put_back: int = 0
 
 
-def site_intact(config: Config) -> LastSite:
-    """Every file the last build wrote into the output folder is still there, or was put back from the files the
-    state folder keeps (an output folder emptied since: a CI job's; `incremental/kept_pages.py`)."""
+class LastFiles(NamedTuple):
+    """What a look into the output folder found of the last build's files (`look_for_last_files`)."""
+
+    record: tuple  # the last render's record as it stood (`record_state`): the files were looked up by it
+    wrote: bool  # the last build wrote files into this folder
+    missing: list[str]
+
+
+def record_state(config: Config) -> tuple:
+    """The last render's record as it stands on disk: its manifest, and the journal a build keeps while it writes the
+    site. A build that writes the site changes one or the other."""
     manifest = config.state_dir / MANIFEST
-    files = previous_files(manifest, config.out_dir)
-    missing = missing_files(config.out_dir, files)
-    if not files or not missing:
-        return LastSite(bool(files))
+    return tuple(_file_state(path) for path in (manifest, journal_file(manifest)))
+
+
+def _file_state(path: Path) -> tuple | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def look_for_last_files(config: Config) -> LastFiles:
+    """The last build's files missing from the output folder: looked up only (nothing written), so it may run before
+    the build lock is held (`SiteCheck`)."""
+    record = record_state(config)  # before the files are read: a record written meanwhile is not taken for it
+    files = previous_files(config.state_dir / MANIFEST, config.out_dir)
+    return LastFiles(record, bool(files), missing_files(config.out_dir, files))
+
+
+def site_intact(config: Config, looked: LastFiles | None = None) -> LastSite:
+    """Every file the last build wrote into the output folder is still there, or was put back from the files the
+    state folder keeps (an output folder emptied since: a CI job's; `incremental/kept_pages.py`). `looked`: what a
+    look found, still standing (else the files are looked up here)."""
+    looked = looked or look_for_last_files(config)
+    if not looked.wrote or not looked.missing:
+        return LastSite(looked.wrote)
+    manifest = config.state_dir / MANIFEST
     if journaled_files(manifest, config.out_dir):  # a build stopped since: what the last one left is not known
         return LastSite(False)
     last = last_render(manifest, config.out_dir)
+    missing = looked.missing
     try:
         mark(config.out_dir)  # the folder, emptied or made again, is still this build's to write
         restored = KeptPages(config.state_dir / KEPT_PAGES).restore(str(config.out_dir), missing, last.keys, last.hashes)
     except OSError:  # a full disk, a folder that cannot be written: the build plans every page, and says what failed
         return LastSite(False)
     return LastSite(restored, len(missing) if restored else 0)
+
+
+def look_ahead(config: Config) -> ForkedHelper:
+    """A process forked now, at a command line's start, looking for the last site's files (`look_for_last_files`)
+    while this one loads the build: a build with nothing to do waits for that look, over every file of the site.
+    The build goes on from it (`SiteCheck`)."""
+    checker = ForkedHelper(nice=10)
+    checker.start(look_for_last_files, config)
+    return checker
+
+
+class SiteCheck:
+    """Whether every file of the last site is in the output folder (`site_intact`), asked of a forked process: from
+    the start, or (`looked`) going on from the look that process was given before the build lock was held
+    (`look_ahead`). The look stands if the last render's record is as it was then (no build wrote the site since);
+    else, or if files are missing (to be put back, which needs the lock), the process is asked again."""
+
+    def __init__(self, config: Config, checker: ForkedHelper, looked: bool = False) -> None:
+        self.config, self.checker = config, checker
+        self.found: LastSite | None = None
+        self.looking = looked  # the look is in flight; else a call of `site_intact` is
+        if not looked:
+            checker.start(site_intact, config)
+        elif checker.ready():  # now: files to put back are put back beside the capture
+            self._go_on()
+
+    def _go_on(self) -> None:
+        self.looking = False
+        looked = self.checker.result()
+        standing = looked.record == record_state(self.config)
+        if standing and not (looked.wrote and looked.missing):
+            self.found = LastSite(looked.wrote)
+        else:
+            self.checker.start(site_intact, self.config, looked if standing else None)
+
+    def __call__(self) -> LastSite:
+        if self.looking:
+            self._go_on()
+        if self.found is None:
+            self.found = self.checker.result()
+        return self.found
 
 
 class LastRender:

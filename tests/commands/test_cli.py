@@ -40,6 +40,7 @@ def test_a_command_loads_only_its_own_module():
     assert "'pipeline.commands.build'" in loaded
     assert "'pipeline.commands.serve'" not in loaded and "'http.server'" not in loaded
     assert "'jinja2'" not in loaded  # templates load only when a site is rendered
+    assert "'pipeline.build'" not in loaded  # loaded once the look for the last site's files is forked (`look_ahead`)
 
 
 def test_usage_errors_exit_2(capsys):
