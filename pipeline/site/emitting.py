@@ -48,8 +48,10 @@ class Changes:
     # only those of `articles` are rendered.
     every_page: bool
     # A navigation tree too big for every page to list whole lists other pages (a title in it changed, a page was
-    # added): every article page is planned, and only those whose part of the tree changed are rendered.
+    # added): the article pages under its sections that changed are planned too (`tree_pages`), and only those whose
+    # part of the tree changed are rendered.
     tree: bool = False
+    tree_pages: frozenset[str] = frozenset()  # with `tree`: the articles whose part of the tree may show a change
 
 
 @dataclass
@@ -177,8 +179,9 @@ def render_files(
     # digested, the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are
     # rendered. The other outputs (histories, sitemap, redirects) show no page's tree: they are told what changed.
     digest_all = changes is not None and previous.state is not None and previous.state.sections != sections
+    changed = _changed_sections(previous.state, navs) if digest_all else {}
     if digest_all:
-        changes = replace(changes, tree=True)
+        changes = replace(changes, tree=True, tree_pages=_under_changed_sections(model, navs, changed))
     site.categories  # noqa: B018 (made now: each article's page shows its category links)
     out = Output(writer, env, settings, navs, model.default_language)
     problems = sorted({problem for tree in site.navigation.values() for problem in tree.problems})
@@ -191,7 +194,6 @@ def render_files(
         model.backlinks.index()
     only = changes.articles if changes is not None and changes.every_page and not digest_all else None
     moved = changes.articles if digest_all else None  # the other articles' pages: changed if their part of the tree did
-    changed = _changed_sections(previous.state, navs) if digest_all else {}
     job = PageJob(env, settings, navs, previous, salts, only, moved, changed)
     keys = render_planned(job, out.pages, writer, tick, site.workers)
     if previous.pages is not None:
@@ -216,6 +218,13 @@ def _changed_sections(last: SiteState, navs: dict) -> dict[str, frozenset[int]]:
         if places <= shown.section_ids.keys():
             changed[lang] = frozenset(shown.section_ids[place] for place in places)
     return changed
+
+
+def _under_changed_sections(model: Model, navs: dict, changed: dict[str, frozenset[int]]) -> frozenset[str]:
+    """The articles whose part of their language's tree may show a change: those on a branch through a section that
+    changed (`changed`), and every article of a language where any part may have (`_changed_sections` left it out)."""
+    return frozenset(page.path for page in model.articles
+                     if page.lang not in changed or navs[page.lang].branch(page.url) & changed[page.lang])  # fmt: skip
 
 
 def _run(name: str, emitter, site: Site, changes: Changes | None, out: Output, options: dict) -> None:

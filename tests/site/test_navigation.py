@@ -212,10 +212,11 @@ def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_t
     (config.content_dir / "s/p05.md").write_text("---\ntitle: s 05 renamed\n---\nText 5.\n")
     written = {rel for rel in build(config, workers=1, site=True).site.written if rel.endswith("index.html")}
     assert digested and all(url.startswith("s/") for url in digested)  # t's pages are not looked at again
-    # Every article page is planned (its tree may show the title); of the other pages, only the edit's own: no
-    # history page but the retitled article's shows a tree that lists it.
+    # The article pages under the changed section are planned (their tree may show the title), t's are not; of the
+    # other pages, only the edit's own: no history page but the retitled article's shows a tree that lists it.
     assert {rel for rel in planned if rel.endswith("/history/index.html")} == {"s/p05/history/index.html"}
-    assert {f"{folder}/p{n:02}/index.html" for folder in ("s", "t") for n in range(20)} <= set(planned)
+    assert {f"s/p{n:02}/index.html" for n in range(20)} <= set(planned)
+    assert not any(rel.startswith("t/") for rel in planned)
     assert "s/p05/index.html" in written and "s/p04/index.html" in written  # its neighbour shows the new title
     assert not any(rel.startswith("t/") for rel in written)
     (config.content_dir / "s/index.md").write_text("---\ntitle: The S section\n---\nS.\n")  # a section's title

@@ -73,11 +73,11 @@ def emit(site, out) -> None:
 
 
 def emit_changed(site, changes, out) -> None:
-    """The pages of the changed articles (every page when the sitemap lists them again, or a big navigation tree
-    changed: the render path renders those of the changed articles, and those whose part of the tree changed)."""
-    every = changes.every_page or changes.tree
+    """The pages of the changed articles (every page when the sitemap lists them again), and after a change of a
+    big navigation tree those under its sections that changed too: the render path renders those of the changed
+    articles, and those whose part of the tree changed."""
     for page in site.model.articles:
-        if every or page.path in changes.articles:
+        if changes.every_page or page.path in changes.articles or page.path in changes.tree_pages:
             out.page(article_page(page, site.navigation[page.lang]))
 
 
