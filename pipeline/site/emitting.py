@@ -48,10 +48,9 @@ class Changes:
     # only those of `articles` are rendered.
     every_page: bool
     # A navigation tree too big for every page to list whole lists other pages (a title in it changed, a page was
-    # added): the article pages under its sections that changed are planned too (`tree_pages`), and only those whose
-    # part of the tree changed are rendered.
-    tree: bool = False
-    tree_pages: frozenset[str] = frozenset()  # with `tree`: the articles whose part of the tree may show a change
+    # added): the articles whose part of the tree may show it, whose pages are planned too; only those whose part
+    # of the tree changed are rendered.
+    tree_pages: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -175,13 +174,13 @@ def render_files(
     sections = {lang: shown.sections for lang, shown in navs.items() if not shown.full}
     state = replace(site_state(model, salts, site.histories), sections=sections)
     changes = changes_since(previous.state, state, model, emitters)
-    # A big tree changed (a page added, retitled): every article page is planned; the changed articles' pages are
-    # digested, the others' parts of the tree alone (`PageJob.moved`), and only the pages whose digest changed are
-    # rendered. The other outputs (histories, sitemap, redirects) show no page's tree: they are told what changed.
+    # A big tree changed (a page added, retitled): the article pages under its changed sections are planned too; the
+    # changed articles' pages are digested, the others' parts of the tree alone (`PageJob.moved`), and only the pages
+    # whose digest changed are rendered. The other outputs (histories, sitemap, redirects) show no page's tree: they are told what changed.
     digest_all = changes is not None and previous.state is not None and previous.state.sections != sections
     changed = _changed_sections(previous.state, navs) if digest_all else {}
     if digest_all:
-        changes = replace(changes, tree=True, tree_pages=_under_changed_sections(model, navs, changed))
+        changes = replace(changes, tree_pages=_under_changed_sections(model, navs, changed))
     site.categories  # noqa: B018 (made now: each article's page shows its category links)
     out = Output(writer, env, settings, navs, model.default_language)
     problems = sorted({problem for tree in site.navigation.values() for problem in tree.problems})
@@ -223,8 +222,8 @@ def _changed_sections(last: SiteState, navs: dict) -> dict[str, frozenset[int]]:
 def _under_changed_sections(model: Model, navs: dict, changed: dict[str, frozenset[int]]) -> frozenset[str]:
     """The articles whose part of their language's tree may show a change: those on a branch through a section that
     changed (`changed`), and every article of a language where any part may have (`_changed_sections` left it out)."""
-    return frozenset(page.path for page in model.articles
-                     if page.lang not in changed or navs[page.lang].branch(page.url) & changed[page.lang])  # fmt: skip
+    same = lambda page: navs[page.lang].same_tree(page.url, changed.get(page.lang))  # noqa: E731
+    return frozenset(page.path for page in model.articles if not same(page))
 
 
 def _run(name: str, emitter, site: Site, changes: Changes | None, out: Output, options: dict) -> None:

@@ -273,10 +273,7 @@ class PageJob:
         return files[0][0], key
 
     def _same_tree(self, page: Planned) -> bool:
-        """Whether the page shows the part of the tree it showed, known without digesting it: no section on its
-        branch lists other pages than before, and nothing else of the tree changed."""
-        changed = self.changed_sections.get(page.lang)
-        return changed is not None and not (self.navs[page.lang].branch(page.url) & changed)
+        return self.navs[page.lang].same_tree(page.url, self.changed_sections.get(page.lang))
 
     def _in_place(self, rel: str, page: Planned) -> bool:
         return self.previous.exists(rel) and (page.companion is None or self.previous.exists(page.companion[0]))

@@ -94,6 +94,11 @@ class LanguageNav:
         found = self.tree.places.get(url)
         return {id(node) for place in found for node in place.sections} if found else set()
 
+    def same_tree(self, url: str, changed: frozenset[int] | None) -> bool:
+        """Whether the page at `url` shows the part of the tree it showed, known without walking it: no section on its
+        branch is one of `changed` (the ids of those listing other pages than before; None: any part may differ)."""
+        return changed is not None and not (self.branch(url) & changed)
+
     def _level(self, nodes: list[Node], branch: set[int], url: str | None) -> list[str | Node]:
         """The tree's items of `nodes`, those on `branch` open (a closed section: its Node)."""
         parts: list[str | Node] = []
