@@ -28,7 +28,7 @@ from pipeline.site import navigation
 from pipeline.site import pages as wiki_pages
 from pipeline.site.model import Model
 from pipeline.site.page_digests import SiteState, patch, site_state
-from pipeline.site.sidebar import SKELETON
+from pipeline.site.sidebar import INPUTS, SKELETON
 from pipeline.site.render import (
     PageJob, Planned, Previous, Rendered, Settings, alternates, nav, page_file, render_page, render_planned,
 )  # fmt: skip
@@ -169,7 +169,8 @@ def render_files(
     writer keeps the rest of the last build's files. Pages are rendered by `site.workers` processes.
     """
     model, settings = site.model, site.settings
-    navs = {lang: nav(env, model, settings, lang, site.navigation[lang]) for lang in model.languages}
+    known = previous.state.sections if previous.state is not None else {}
+    navs = {lang: nav(env, model, settings, lang, site.navigation[lang], known.get(lang)) for lang in model.languages}
     salts = {lang: hashlib.sha256(repr((settings, shown.shared, previous.salt)).encode()).hexdigest() for lang, shown in navs.items()}
     sections = {lang: shown.sections for lang, shown in navs.items() if not shown.full}
     state = replace(site_state(model, salts, site.histories), sections=sections)
@@ -213,7 +214,7 @@ def _changed_sections(last: SiteState, navs: dict) -> dict[str, frozenset[int]]:
         before, now = last.sections.get(lang), shown.sections
         if shown.full or not isinstance(before, dict) or any(before.get(key) != now[key] for key in (SKELETON, "")):
             continue
-        places = {place for place in now.keys() | before.keys() if before.get(place) != now.get(place)}
+        places = {place for place in now.keys() | before.keys() if before.get(place) != now.get(place)} - {INPUTS}
         if places <= shown.section_ids.keys():
             changed[lang] = frozenset(shown.section_ids[place] for place in places)
     return changed

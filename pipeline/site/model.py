@@ -136,9 +136,19 @@ class Model:
     # Article path -> its tags in the last build, for the articles whose tags changed since (page_data.article_tags).
     retagged: dict[str, list[str]] = field(default_factory=dict)
     outputs: PassResults | None = None  # every pass's results, which each page's `passes` reads
+    _by_path: dict[str, ArticlePage] | None = field(default=None, init=False, repr=False, compare=False)
 
     def by_path(self) -> dict[str, ArticlePage]:
-        return {page.path: page for page in self.articles}
+        """path -> its page; made once (a model's pages do not change once it is made), as several outputs ask."""
+        if self._by_path is None:
+            self._by_path = {page.path: page for page in self.articles}
+        return self._by_path
+
+    def pages_at(self, paths: Iterable[str]) -> list[ArticlePage]:
+        """The pages of those of `paths` that have one, in the model's order (by path): after an edit, the pages of
+        the changed articles, found without going through every page."""
+        pages = self.by_path()
+        return [pages[path] for path in sorted(paths) if path in pages]
 
 
 def languages_of(wiki: Wiki, langs: set[str]) -> list[str]:

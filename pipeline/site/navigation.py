@@ -8,14 +8,23 @@ else the categories (in categories.yaml's order; a page in two is in both), else
 a folder or category sit at the top. Siblings are ordered by `weight:` (or `order:`) frontmatter, then title; a
 folder by its page's weight, else the `order` categories.yaml gives the category of the same id.
 The language's home page is not in the tree: the site name and "Main page" lead there.
+
+A tree of folders (`FolderTree`) is made as it is asked for: its sections at once, each section's pages when a page
+shows them. An edit build renders a few pages of a tree of thousands, and while the tree is made of what the last
+build's was (its `inputs`), the sidebar takes the last build's digests of its sections (`sidebar.LanguageNav`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable
 
+import orjson
+
+from pipeline.incremental.code_digest import code_digest
 from pipeline.site.model import ArticlePage, Model
 from pipeline.site.page_links import Link
 from pipeline.text import url_slug
@@ -53,18 +62,41 @@ class Tree:
     places: dict[str, list[Place]]  # page URL -> every place it has (a page in two categories has two)
     pages: int = 0  # pages in the tree, at any depth (a page in two categories counted twice)
     problems: list[str] = field(default_factory=list)  # `nav:` entries naming no article
+    # The digest of what the tree is made of, where it is known without making the tree (a `FolderTree`'s): while it
+    # is the last build's, so is the tree.
+    inputs: str | None = None
+
+    def places_of(self, url: str) -> list[Place]:
+        """Every place of the page at `url` (none: no node links to it)."""
+        return self.places.get(url, [])
+
+    def children(self, section: Node) -> list[Node]:
+        """A section's nodes, in order."""
+        return section.children
+
+    def subsections(self, section: Node) -> list[Node]:
+        """The sections among a section's nodes, in order."""
+        return [node for node in section.children if node.section]
+
+    def links_to(self, url: str) -> bool:
+        """Whether a node of the tree links to `url`."""
+        return url in self._linked
+
+    @cached_property
+    def _linked(self) -> set[str]:
+        return {node.url for node in self.nodes if not node.section} | self.places.keys()
 
     def trail(self, page: ArticlePage) -> list[Link]:
         """The breadcrumbs of `page`: its language's home, the sections above it (a section without a page has
         no URL) and the page itself."""
         home = Link("", self.home, self.lang)
-        found = self.places.get(page.url)
+        found = self.places_of(page.url)
         above = [node for node in found[0].sections if node.url != page.url] if found else []
         return [home, *(Link(node.title, node.url or "", self.lang) for node in above), Link(page.title, page.url, self.lang)]
 
     def neighbours(self, url: str) -> tuple[Link | None, Link | None]:
         """The pages before and after the page at `url` within its (first) section."""
-        found = self.places.get(url)
+        found = self.places_of(url)
         if not found:
             return None, None
         pages, at = found[0].pages, found[0].at
@@ -79,10 +111,11 @@ def trees(model: Model, nav: list, categories: dict[str, list]) -> dict[str, Tre
         home = home_url(lang, model.default_language)
         pages = [page for page in model.articles if page.lang == lang and page.url != home]
         problems: list[str] = []
+        if not nav and any(_folders(page, lang, model.default_language) for page in pages):
+            result[lang] = FolderTree.of(pages, lang, home, model, categories.get(lang, []))
+            continue
         if nav:
             nodes = _named(nav, lang, model, problems)
-        elif any(_folders(page, lang, model.default_language) for page in pages):
-            nodes = _folder_tree(pages, lang, model, categories.get(lang, []))
         else:
             nodes = _category_tree(pages, model.weights, categories.get(lang, []))
         places: dict[str, list[Place]] = {}
@@ -116,37 +149,103 @@ def _folders(page: ArticlePage, lang: str, default: str) -> list[str]:
     return rel.strip("/").split("/")[:-1] if rel else []
 
 
-def _folder_tree(pages: list[ArticlePage], lang: str, model: Model, categories: list) -> list[Node]:
-    """Sections from the folders of the pages' URLs; a page at a folder's URL is that folder's page."""
-    start = len(lang_prefix(lang, model.default_language))
-    declared = {category.id: category for category in categories if category.declared}
-    sections: dict[str, Node] = {}  # folder URL below the language ('a/b') -> its section
-    orders: dict[str, tuple] = {}  # folder -> its section's order among its siblings
-    children: dict[str, list[tuple[tuple, Node]]] = {"": []}  # folder ('': the top) -> its pages, each with its order
-    weights = model.weights
-    rels = [page.url[start:] for page in pages]
-    folders = [rel.rstrip("/") for rel in rels]
-    parents = [folder.rpartition("/")[0] for folder in folders]  # 'a/b/c/' -> 'a/b'
-    for page, parent in zip(pages, parents):
-        if parent not in children:
-            _add_sections(parent, page, lang, declared, sections, orders, children)
-    for page, rel, folder, parent in zip(pages, rels, folders, parents):
-        weight = weights.get(page.path)
-        if folder in sections and rel == f"{folder}/":  # the folder's own page: its title and weight are the section's
-            section = sections[folder]
-            section.url, section.title = page.url, page.title
-            if weight is not None or orders[folder][0] == math.inf:
-                orders[folder] = _order(weight, page.title)
-            continue
-        children[parent].append((_order(weight, page.title), Node(page.title, page.url)))
-    for folder, section in sections.items():  # after the pages of its parent, as they sort on equal orders
-        children[folder.rpartition("/")[0]].append((orders[folder], section))
-    for folder, ordered in children.items():
+class FolderTree(Tree):
+    """A tree of the folders of the pages' URLs (a page at a folder's URL is that folder's page), made as it is asked
+    for: its sections and the pages at the top at once, a section's pages and their places when first asked (an edit
+    build renders a few pages of a big tree); `inputs` is known without either."""
+
+    def __init__(
+        self, lang: str, home: str, start: int, sections: dict[str, Node], leaves: dict[str, list],
+        subsections: dict[str, list], weights: dict[str, float], urls: set[str], inputs: str,
+    ) -> None:
+        super().__init__(lang, home, [], {}, len(urls), [], inputs)
+        self.start = start  # where a page's URL goes on below its language's
+        self.sections = sections  # folder below the language ('a/b') -> its section
+        self.folders = {id(node): folder for folder, node in sections.items()}
+        self.leaves = leaves  # folder ('': the top) -> its pages but its own (ArticlePages)
+        self.orders = subsections  # folder -> (order, section) of its sections
+        self.weights, self.urls = weights, urls
+        self.made: set[str] = set()  # the folders whose sections' children are made
+        self.listed: dict[str, tuple[list[Node], dict[str, int]]] = {}  # folder -> its pages as a place lists them
+        self.nodes = self._nodes("")
+
+    @classmethod
+    def of(cls, pages: list[ArticlePage], lang: str, home: str, model: Model, categories: list) -> FolderTree:
+        """The tree of `pages` (a language's, but its home page)."""
+        start = len(lang_prefix(lang, model.default_language))
+        declared = {category.id: category for category in categories if category.declared}
+        sections: dict[str, Node] = {}
+        orders: dict[str, tuple] = {}  # folder -> its section's order among its siblings
+        leaves: dict[str, list[ArticlePage]] = {"": []}
+        rels = [page.url[start:] for page in pages]
+        folders = [rel.rstrip("/") for rel in rels]
+        parents = [folder.rpartition("/")[0] for folder in folders]  # 'a/b/c/' -> 'a/b'
+        for page, parent in zip(pages, parents):
+            if parent not in leaves:
+                _add_sections(parent, page, lang, declared, sections, orders, leaves)
+        weights = model.weights
+        for page, rel, folder, parent in zip(pages, rels, folders, parents):
+            if folder in sections and rel == f"{folder}/":  # the folder's page: its title and weight are the section's
+                section, weight = sections[folder], weights.get(page.path)
+                section.url, section.title = page.url, page.title
+                if weight is not None or orders[folder][0] == math.inf:
+                    orders[folder] = _order(weight, page.title)
+            else:
+                leaves[parent].append(page)
+        subsections: dict[str, list] = {folder: [] for folder in leaves}
+        for folder, section in sections.items():  # after the pages of its parent, as they sort on equal orders
+            subsections[folder.rpartition("/")[0]].append((orders[folder], section))
+        made_of = [code_digest(), lang, model.default_language, [(c.id, c.name, c.order) for c in declared.values()],
+                   rels, [page.title for page in pages], [page.path for page in pages], weights]  # fmt: skip
+        inputs = hashlib.sha256(orjson.dumps(made_of)).hexdigest()
+        return cls(lang, home, start, sections, leaves, subsections, weights, {page.url for page in pages}, inputs)
+
+    def children(self, section: Node) -> list[Node]:
+        folder = self.folders.get(id(section))
+        if folder is not None and folder not in self.made:
+            section.children = self._nodes(folder)
+        return section.children
+
+    def subsections(self, section: Node) -> list[Node]:
+        folder = self.folders.get(id(section))
+        if folder is None or folder in self.made:
+            return super().subsections(section)
+        return [node for _, node in sorted(self.orders[folder], key=_first)]  # stable: as they sort among the pages
+
+    def _nodes(self, folder: str) -> list[Node]:
+        """The nodes of the section of `folder` ('': the top), in order: its pages and its sections."""
+        self.made.add(folder)
+        weights = self.weights
+        leaves = self.leaves[folder]
+        ordered = [(_order(weights.get(page.path), page.title), Node(page.title, page.url)) for page in leaves]
+        ordered += self.orders[folder]
         ordered.sort(key=_first)
-        nodes = [node for _, node in ordered]
-        if folder:
-            sections[folder].children = nodes
-    return [node for _, node in children[""]]
+        return [node for _, node in ordered]
+
+    def places_of(self, url: str) -> list[Place]:
+        if url not in self.places:
+            self.places[url] = self._place_of(url) if url in self.urls else []
+        return self.places[url]
+
+    def links_to(self, url: str) -> bool:
+        return url in self.urls
+
+    def _place_of(self, url: str) -> list[Place]:
+        """The place of a page of the tree: in its folder's section, or (a folder's own page) first in its own."""
+        rel = url[self.start :]
+        folder = rel.rstrip("/")
+        if not (folder in self.sections and rel == f"{folder}/"):
+            folder = folder.rpartition("/")[0]
+        if folder not in self.listed:
+            section = self.sections.get(folder)  # None: the top
+            nodes = self.children(section) if section is not None else self.nodes
+            own = [section] if section is not None and section.url else []
+            pages = own + [node for node in nodes if not node.section]
+            self.listed[folder] = (pages, {node.url: at for at, node in enumerate(pages)})
+        pages, at = self.listed[folder]
+        parts = folder.split("/") if folder else []
+        above = tuple(self.sections["/".join(parts[:n])] for n in range(1, len(parts) + 1))
+        return [Place(above, pages, at[url])]
 
 
 def _first(pair: tuple) -> tuple:

@@ -177,12 +177,17 @@ def recent_changes(model: Model, all_revisions: list[Revision]) -> dict[str, lis
     """lang -> its newest revisions first (at most RECENT_LIMIT)."""
     pages = model.by_path()
     result: dict[str, list[Revision]] = {lang: [] for lang in model.languages}
+    unfilled = len(result)
     for revision in reversed(all_revisions):
         page = pages.get(revision.path)
         lang = page.lang if page else name_lang_slug(revision.path, model.default_language)[0]
         bucket = result.get(lang)
         if bucket is not None and len(bucket) < RECENT_LIMIT:
             bucket.append(revision)
+            if len(bucket) == RECENT_LIMIT:
+                unfilled -= 1
+                if not unfilled:  # the log only grows: read back no further than every language needs
+                    break
     return result
 
 

@@ -349,8 +349,11 @@ def alternates(planned: list[Planned], default: str) -> None:
             page.alternates = []
 
 
-def nav(env: Environment, model: Model, settings: Settings, lang: str, tree: Tree) -> LanguageNav:
-    """The shared navigation of one language, rendered once; each page's copy marks its place in `tree`."""
+def nav(
+    env: Environment, model: Model, settings: Settings, lang: str, tree: Tree, known: dict | None = None
+) -> LanguageNav:
+    """The shared navigation of one language, rendered once; each page's copy marks its place in `tree`. `known`: the
+    last build's digests of its sections (`LanguageNav`)."""
     default = model.default_language
     homes = [(other, home_url(other, default)) for other in model.languages]
     specials = {name: special_url(name, lang, default) for name in SPECIALS}
@@ -359,7 +362,8 @@ def nav(env: Environment, model: Model, settings: Settings, lang: str, tree: Tre
         site_name=settings.site_name, lang=lang, t=t, home=home_url(lang, default), homes=homes,
         specials=specials, search=settings.search, tree=Markup(SLOT),
     )  # fmt: skip
-    return LanguageNav(html, tree, settings.base_url, {"all_url": specials["all"], "section_pages": t["section_pages"]})
+    labels = {"all_url": specials["all"], "section_pages": t["section_pages"]}
+    return LanguageNav(html, tree, settings.base_url, labels, known)
 
 
 def render_page(env: Environment, settings: Settings, page: Planned, nav: Markup) -> bytes:

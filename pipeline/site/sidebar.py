@@ -23,12 +23,14 @@ FULL_TREE = 400
 WINDOW = 30
 SLOT = "<!--nav-tree-->"
 SKELETON = "^"  # in `LanguageNav.sections`: the digest of the sections alone (`shared`)
+INPUTS = "@"  # in `LanguageNav.sections`: the digest of what the tree is made of (`Tree.inputs`), where known
 
 
 class LanguageNav:
     """One language's navigation, as each page shows it (`for_page`)."""
 
-    def __init__(self, html: str, tree: Tree, base_url: str, labels: dict[str, str]) -> None:
+    def __init__(self, html: str, tree: Tree, base_url: str, labels: dict[str, str], known: dict | None = None) -> None:
+        """`known`: the last build's `sections` of this language, which a tree made of the same is not walked for."""
         self.html, self.tree, self.base, self.labels = html, tree, base_url, labels
         self.full = tree.pages <= FULL_TREE
         # Made as pages ask for them, once each: an edit build renders a few pages of a big tree.
@@ -38,16 +40,24 @@ class LanguageNav:
         self.positions: dict[int, dict[str | None, int]] = {}  # id of a big section -> URL of a child -> its place
         self.last: tuple[str | None, list] = (None, [])  # the URL of the page whose tree was made last, and that tree
         # Every page no node links to (a history page, a special page) shows one tree, all closed: its HTML and key.
-        self.named = {node.url for node in tree.nodes if not node.section} | tree.places.keys()
         self.outside: dict[str, str] = {}
         # What every page of the language shows alike: the whole tree when every page lists it; else the frame and
         # the sections (each page's own part is in its own digest: `page_key`).
-        self.shared = hashlib.sha256(html.encode() + _shape(tree.nodes, pages=self.full)).hexdigest()
+        self.shared = hashlib.sha256(html.encode() + _shape(tree, pages=self.full)).hexdigest()
         # A big tree as the frame and sections (`shared`) and, for each section by its place among the sections
         # (stable while `shared` is), what it lists of its own pages: all of the tree, and a page's tree changes with
         # the sections on its branch alone (`branch`). Empty for a tree every page lists whole (`shared` names it).
         self.section_ids: dict[str, int] = {}  # place ('0/2') -> id of the section
-        self.sections: dict[str, str] = {} if self.full else {SKELETON: self.shared, **self._pages_of(tree.nodes, "")}
+        self.sections: dict[str, str] = {} if self.full else self._sections(known)
+
+    def _sections(self, known: dict | None) -> dict[str, str]:
+        """`sections`, and the tree's `inputs`: the last build's (`known`) while the tree is made of what the last
+        was, so that a big tree's sections need not be made (`FolderTree`)."""
+        inputs = self.tree.inputs
+        if inputs is not None and isinstance(known, dict) and known.get(INPUTS) == inputs:
+            return {**known, SKELETON: self.shared}
+        found = {SKELETON: self.shared, **self._pages_of(self.tree.nodes, "")}
+        return found if inputs is None else {**found, INPUTS: inputs}
 
     def _pages_of(self, nodes: list[Node], place: str) -> dict[str, str]:
         """Place -> the digest of the pages listed directly in the section there ('': the top), each section among
@@ -57,7 +67,7 @@ class LanguageNav:
         for number, node in enumerate(node for node in nodes if node.section):
             inner = f"{place}/{number}" if place else str(number)
             self.section_ids[inner] = id(node)
-            found.update(self._pages_of(node.children, inner))
+            found.update(self._pages_of(self.tree.children(node), inner))
         return found
 
     def for_page(self, url: str) -> Markup:
@@ -76,7 +86,7 @@ class LanguageNav:
 
     def _once(self, kind: str, url: str, make: Callable[[], str]) -> str:
         """What `make` gives for the page at `url`: made once for all the pages outside the tree."""
-        if url in self.named:
+        if self.tree.links_to(url):
             return make()
         if kind not in self.outside:
             self.outside[kind] = make()
@@ -91,8 +101,7 @@ class LanguageNav:
 
     def branch(self, url: str) -> set[int]:
         """The ids of the sections open on the tree of the page at `url` (none: a page outside the tree)."""
-        found = self.tree.places.get(url)
-        return {id(node) for place in found for node in place.sections} if found else set()
+        return {id(node) for place in self.tree.places_of(url) for node in place.sections}
 
     def same_tree(self, url: str, changed: frozenset[int] | None) -> bool:
         """Whether the page at `url` shows the part of the tree it showed, known without walking it: no section on its
@@ -115,20 +124,20 @@ class LanguageNav:
     def _children(self, section: Node, branch: set[int] | None, url: str | None) -> list[str | Node]:
         """A section's list: its page first, then its nodes (a window of them around `url` in a big tree)."""
         if branch is None and not self.full:  # closed, in a big tree: its sections, and a link for its pages
-            return [node for node in section.children if node.section] + [self._more(section)]
-        nodes = section.children
+            return self.tree.subsections(section) + [self._more(section)]
+        nodes = all_nodes = self.tree.children(section)
         if not self.full and len(nodes) > WINDOW:
             at = self._position(section, url)
             start = max(0, min(at - WINDOW // 2, len(nodes) - WINDOW))
             nodes = nodes[start : start + WINDOW]
         inner = self._level(nodes, branch or set(), url)
-        return inner + [self._more(section)] if len(nodes) < len(section.children) else inner
+        return inner + [self._more(section)] if len(nodes) < len(all_nodes) else inner
 
     def _position(self, section: Node, url: str | None) -> int:
         """Where the child at `url` is in `section` (0: none is): found once per section, not per page."""
         if id(section) not in self.positions:
             positions = {}
-            for at, node in enumerate(section.children):
+            for at, node in enumerate(self.tree.children(section)):
                 positions.setdefault(node.url, at)  # the first, as a search from the start finds
             self.positions[id(section)] = positions
         return self.positions[id(section)].get(url, 0)
@@ -173,8 +182,10 @@ def _current(item: str) -> str:
     return item.replace("<a ", '<a aria-current="page" ', 1)
 
 
-def _shape(nodes: list[Node], pages: bool = True) -> bytes:
+def _shape(tree: Tree, pages: bool = True) -> bytes:
     """The tree as bytes: every title, URL and place (what a page's tree and neighbours are made of); without
-    `pages`, its sections only."""
-    plain = lambda items: [(n.title, n.url, n.section, plain(n.children)) for n in items if pages or n.section]  # noqa: E731
-    return orjson.dumps(plain(nodes))
+    `pages`, its sections only (a big tree's pages are not made for it)."""
+    below = tree.children if pages else tree.subsections
+    plain = lambda items: [(n.title, n.url, n.section, plain(below(n)) if n.section else [])  # noqa: E731
+                           for n in items if pages or n.section]
+    return orjson.dumps(plain(tree.nodes))

@@ -192,16 +192,24 @@ def test_in_a_big_tree_a_retitle_or_an_addition_renders_the_pages_around_it_as_a
         assert captured_at.sub(b"", page.read_bytes()) == captured_at.sub(b"", again.read_bytes()), page
 
 
-def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_their_tree(make_wiki, monkeypatch):
+def _big_tree_of_two_sections_built(make_wiki, monkeypatch):
+    """A wiki of two folders of 20 pages each (s, t), built, its tree too big for every page to list whole."""
     from pipeline.build import build
-    from pipeline.site import render
-    from pipeline.site.render import PageJob
 
     monkeypatch.setattr(sidebar, "FULL_TREE", 10)
     files = {f"{folder}/p{n:02}.md": f"---\ntitle: {folder} {n:02}\n---\nText {n}.\n" for folder in ("s", "t")
              for n in range(20)}  # fmt: skip
     config = make_wiki(files, search=False)
     build(config, workers=1, site=True)
+    return config
+
+
+def test_after_a_retitle_in_a_big_tree_only_the_pages_under_its_section_digest_their_tree(make_wiki, monkeypatch):
+    from pipeline.build import build
+    from pipeline.site import render
+    from pipeline.site.render import PageJob
+
+    config = _big_tree_of_two_sections_built(make_wiki, monkeypatch)
     digested = []
     tree_key = PageJob.tree_key
     monkeypatch.setattr(PageJob, "tree_key", lambda job, page: digested.append(page.url) or tree_key(job, page))
@@ -274,3 +282,65 @@ def test_a_pages_key_of_a_big_tree_changes_exactly_when_its_tree_does(monkeypatc
         after = nav(retitled)
         changed = [url for url in urls if before.for_page(url) != after.for_page(url)]
         assert changed and [url for url in urls if before.page_key(url) != after.page_key(url)] == changed
+
+
+def test_a_folder_tree_made_as_pages_ask_is_the_tree_made_whole():
+    from types import SimpleNamespace as Fake
+
+    paths = ["guides/_index.md", "guides/zulu.md", "guides/bravo.md", "guides/deep/inner.md", "guides/deep/index.md",
+             "ref/xray.md", "ref/Ünïcode Folder/leaf.md", "top.md", "alpha.md"]  # fmt: skip
+    urls = ["guides/", "guides/zulu/", "guides/bravo/", "guides/deep/inner/", "guides/deep/", "ref/xray/",
+            "ref/ünïcode-folder/leaf/", "top/", "alpha/"]  # fmt: skip
+    names = ["Guides", "Zulu", "Bravo", "Inner", "Deep", "X-ray", "Leaf", "Top", "Alpha"]
+    pages = [Fake(path=path, url=url, title=title, lang="en") for path, url, title in zip(paths, urls, names)]
+    model = Fake(default_language="en", weights={"guides/zulu.md": 1.0, "guides/deep/index.md": 0.5})
+
+    def made(asked_first: str) -> navigation.FolderTree:
+        tree = navigation.FolderTree.of(pages, "en", "", model, [])
+        tree.places_of(asked_first)  # makes the sections of that page's branch only
+        return tree
+
+    lazy = made("ref/xray/")
+    assert lazy.made == {"", "ref"}  # the top, and the folder of the page asked for
+    assert [node.title for node in lazy.subsections(lazy.sections["guides"])] == ["Deep"]  # known, not made
+    assert lazy.made == {"", "ref"}
+
+    def whole(tree: Tree, nodes: list[Node]) -> list:
+        return [(node.title, node.url, whole(tree, tree.children(node)) if node.section else []) for node in nodes]
+
+    tree = made("top/")
+    shape = whole(tree, tree.nodes)  # every section made
+    places: dict = {}
+    assert navigation._place(tree.nodes, (), None, places) == tree.pages == len(pages)
+    for url in urls:
+        (place,) = places[url]
+        (lazy_place,) = made(url).places_of(url)
+        assert [n.title for n in lazy_place.sections] == [n.title for n in place.sections], url
+        assert [n.url for n in lazy_place.pages] == [n.url for n in place.pages], url
+        assert lazy_place.at == place.at, url
+    assert shape == [("Alpha", "alpha/", []),
+                     ("Guides", "guides/", [("Deep", "guides/deep/", [("Inner", "guides/deep/inner/", [])]),
+                                            ("Zulu", "guides/zulu/", []), ("Bravo", "guides/bravo/", [])]),
+                     ("Ref", None, [("X-ray", "ref/xray/", []),
+                                    ("Ünïcode Folder", None, [("Leaf", "ref/ünïcode-folder/leaf/", [])])]),
+                     ("Top", "top/", [])]  # fmt: skip
+    assert not lazy.places_of("guides/missing/") and not lazy.links_to("guides/missing/") and lazy.links_to("top/")
+
+
+def test_an_edit_in_a_big_folder_tree_makes_only_its_branch_and_keeps_the_sections_digests(make_wiki, monkeypatch):
+    from pipeline.build import build
+
+    config = _big_tree_of_two_sections_built(make_wiki, monkeypatch)
+    made, walked = [], []
+    nodes, pages_of = navigation.FolderTree._nodes, sidebar.LanguageNav._pages_of
+    monkeypatch.setattr(navigation.FolderTree, "_nodes", lambda tree, folder: made.append(folder) or nodes(tree, folder))
+    monkeypatch.setattr(sidebar.LanguageNav, "_pages_of", lambda nav, *args: walked.append(args) or pages_of(nav, *args))
+    (config.content_dir / "s/p05.md").write_text("---\ntitle: s 05\n---\nText 5, edited.\n")
+    written = build(config, workers=1, site=True).site.written
+    assert "s/p05/index.html" in written and not walked  # the sections' digests are the last build's
+    assert sorted(made) == ["", "s"]  # the top, and the edited page's section: not t's
+    assert titles(read(config.out_dir, "s/p05/index.html"))[:3] == ["[S]", "s 00", "s 01"]
+    (config.content_dir / "t/p07.md").write_text("---\ntitle: t 07 renamed\n---\nText 7.\n")
+    made.clear()
+    build(config, workers=1, site=True)
+    assert walked and "t" in made  # a title changed: the tree is made whole, and its sections compared

@@ -76,9 +76,9 @@ def emit_changed(site, changes, out) -> None:
     """The pages of the changed articles (every page when the sitemap lists them again), and after a change of a
     big navigation tree those under its sections that changed too: the render path renders those of the changed
     articles, and those whose part of the tree changed."""
-    for page in site.model.articles:
-        if changes.every_page or page.path in changes.articles or page.path in changes.tree_pages:
-            out.page(article_page(page, site.navigation[page.lang]))
+    model = site.model
+    for page in model.articles if changes.every_page else model.pages_at(changes.articles | changes.tree_pages):
+        out.page(article_page(page, site.navigation[page.lang]))
 
 
 EMITTER = Emitter("articles", emit, emit_changed)

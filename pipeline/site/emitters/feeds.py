@@ -35,7 +35,7 @@ def emit(site, out) -> None:
 
 
 def emit_changed(site, changes, out) -> None:
-    langs = {page.lang for page in site.model.articles if page.path in changes.articles}
+    langs = {page.lang for page in site.model.pages_at(changes.articles)}
     _put_feeds(site, out, [lang for lang in site.model.languages if lang in langs])
 
 

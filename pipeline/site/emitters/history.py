@@ -51,7 +51,7 @@ def emit(site, out) -> None:
 
 
 def emit_changed(site, changes, out) -> None:
-    _plan(site, out, [page for page in site.model.articles if changes.every_page or page.path in changes.articles])
+    _plan(site, out, site.model.articles if changes.every_page else site.model.pages_at(changes.articles))
 
 
 def _plan(site, out, pages: list[ArticlePage]) -> None:
