@@ -1,6 +1,6 @@
 """Time the preview (`pipeline serve`) with search on: from an edit to the reload of open pages.
 
-    python benchmarks/preview.py [--articles 1000] [--edits 3] [--wait-search] [--workdir DIR] [--no-warm]
+    python benchmarks/preview.py [--articles 1000] [--edits 3] [--wait-search] [--workdir DIR] [--no-build-cache]
 
 It generates a wiki (benchmarks/generate.py), builds it once, then edits one
 article's body `--edits` times and runs the preview's rebuild
@@ -10,8 +10,8 @@ the search index (Pagefind, in the background: `site.search.BackgroundIndex`)
 has every page. Each edit comes as soon as the rebuild before it returns,
 as a writer saving twice would, so it stops that build's search index;
 with `--wait-search` each edit waits for the index first. In process: no
-server, no browser. The rebuilds keep what the last one read (`Warm`), as
-`serve` does, unless `--no-warm`. Never run by CI; a 50-article smoke run
+server, no browser. The rebuilds keep what the last one read (a `BuildCache`), as
+`serve` does, unless `--no-build-cache`. Never run by CI; a 50-article smoke run
 is part of the tests.
 """
 
@@ -56,7 +56,7 @@ def time_edits(root: Path, articles: int, edits: int, build_cache: bool = True, 
     """Build a generated wiki of `articles` with search, then time the preview's rebuild after each of `edits`.
 
     Each edit comes when the rebuild before it returns (with `wait_search`, when its search index
-    is done too); the last edit's index is always waited for. Without `warm`, each rebuild reads
+    is done too); the last edit's index is always waited for. Without `build_cache`, each rebuild reads
     every capture and result from the store again.
     """
     generate(root / "wiki", Shape(articles=articles))
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--articles", type=int, default=1000)
     parser.add_argument("--edits", type=int, default=3)
     parser.add_argument("--workdir", type=Path, help="default: a temporary folder, removed afterwards")
-    parser.add_argument("--no-warm", dest="warm", action="store_false", help="rebuild reading everything again")
+    parser.add_argument("--no-build-cache", dest="build_cache", action="store_false", help="rebuild reading everything again")
     parser.add_argument("--wait-search", action="store_true", help="each edit waits for the search index first")
     args = parser.parse_args(argv)
     root = args.workdir or Path(tempfile.mkdtemp(prefix="pipeline-preview-"))

@@ -14,10 +14,10 @@ def results_by_path(report) -> dict:
 
 
 def forget_plans(state_db: Path) -> None:
-    """Drop what the last plans lend the next (memos, worlds, kept indexes): the next plans from scratch."""
+    """Drop what the last plans pass on to the next (memos, read sets, kept indexes): the next plans from scratch."""
     conn = sqlite3.connect(state_db)
     with conn:
-        for table in ("plan_memo", "plan_worlds", "kept_memos"):
+        for table in ("plan_memo", "plan_read_sets", "kept_memos"):
             conn.execute(f"DELETE FROM {table}")
     conn.close()
 

@@ -81,7 +81,7 @@ def _outputs(report):
     return {(paths[c], name): output for name, by_id in results.items() for c, output in by_id.items()}
 
 
-def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_wiki, monkeypatch):
+def test_a_build_with_a_build_cache_reads_only_what_it_has_not_seen_and_builds_the_same(make_wiki, monkeypatch):
     config = make_wiki(WIKI, search=False)
     build_cache = BuildCache()
     first = build(config, workers=1, site=True, build_cache=build_cache)
@@ -101,7 +101,7 @@ def test_a_warm_build_reads_only_what_it_has_not_seen_and_builds_the_same(make_w
     assert folder_hashes(config.out_dir) == before
 
 
-def test_a_warm_build_takes_the_seeds_it_kept_and_writes_them_back_when_the_file_is_gone(make_wiki, monkeypatch):
+def test_a_build_cache_gives_the_page_summaries_it_kept_and_writes_them_back_when_the_file_is_gone(make_wiki, monkeypatch):
     from pipeline.site import PAGE_SUMMARIES, publish
 
     config = make_wiki(WIKI, search=False)
@@ -114,7 +114,7 @@ def test_a_warm_build_takes_the_seeds_it_kept_and_writes_them_back_when_the_file
     (config.state_dir / PAGE_SUMMARIES).unlink()
     (config.content_dir / "b.md").write_text("---\ntitle: Beta\n---\nBack to [[c]].\n")
     build(config, workers=1, site=True, build_cache=build_cache)
-    assert loads == [] and len(build_cache.summaries) == 4  # b's seed made anew, the others taken from memory
+    assert loads == [] and len(build_cache.summaries) == 4  # b's page summary made anew, the others from memory
     assert load(config.state_dir / PAGE_SUMMARIES).known == build_cache.summaries
 
 
@@ -125,16 +125,16 @@ def job_pass_ids(config) -> set[int]:
     return ids
 
 
-def test_a_warm_build_forgets_a_store_made_anew(make_wiki):
+def test_a_build_cache_forgets_a_store_made_anew(make_wiki):
     config = make_wiki(WIKI, search=False)
     build_cache = BuildCache()
     build(config, workers=1, site=True, build_cache=build_cache)
     shutil.rmtree(config.state_dir)  # the next store numbers its captures and jobs from 1 again
     (config.content_dir / "a.es.md").unlink()
     (config.content_dir / "a.md").write_text("---\ntitle: Alpha\n---\nNow alone.\n")
-    warmed = build(config, workers=1, site=True, build_cache=build_cache)
+    cached = build(config, workers=1, site=True, build_cache=build_cache)
     shutil.rmtree(config.state_dir)
-    assert _outputs(build(config, workers=1, site=True)) == _outputs(warmed)
+    assert _outputs(build(config, workers=1, site=True)) == _outputs(cached)
 
 
 def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
@@ -154,11 +154,11 @@ def test_an_edit_build_reads_only_the_outputs_it_uses(make_wiki, monkeypatch):
     names = [conn.execute("SELECT pass_name FROM job_passes WHERE id = ?", (job,)).fetchone()[0] for job in set(read)]
     conn.close()
     counts = {name: names.count(name) for name in set(names)}
-    # What every page shows of the others (titles, links, pairs) is in the seeds the last build kept, and a
+    # What every page shows of the others (titles, links, pairs) is in the page summaries the last build kept, and a
     # body is read for the page rendered again only: no output but the edited article's is read (a command
     # line's build may read one twice: it lets go of what its selects read once the last round is planned).
     assert counts and all(count == 1 for count in counts.values()), counts
-    assert (config.state_dir / "page-seeds.pickle").exists()
+    assert (config.state_dir / "page-summaries.pickle").exists()
 
 
 def test_every_result_is_stored_with_its_digest_and_whether_it_reports(make_wiki):
@@ -215,7 +215,7 @@ def _held(report) -> dict[str, int]:
     return {name: sum(job in outputs.texts for job in outputs.jobs.values()) for name, outputs in results}
 
 
-def test_a_command_line_build_lets_go_of_the_outputs_it_read_and_a_warm_one_keeps_them(make_wiki, monkeypatch):
+def test_a_command_line_build_lets_go_of_the_outputs_it_read_and_one_with_a_build_cache_keeps_them(make_wiki, monkeypatch):
     from pipeline.site import publish
 
     config = make_wiki(WIKI, search=False)

@@ -242,7 +242,7 @@ def load_memo(
     one part, keeping only the entries of the `current` captures (when given).
     """
     key = (spec.name, spec.version)
-    row = conn.execute("SELECT world FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
+    row = conn.execute("SELECT read_set FROM plan_read_sets WHERE pass_name = ? AND pass_version = ?", key).fetchone()
     if row is None or row[0] != read_set:
         return Memo()
     cached = cache.cached(key, read_set) if cache is not None else None
@@ -274,7 +274,9 @@ def reuse_across(
     compares (a select builds some, and none may have run) it answers None.
     """
     key = (spec.name, spec.version)
-    row = conn.execute("SELECT world, parts FROM plan_worlds WHERE pass_name = ? AND pass_version = ?", key).fetchone()
+    row = conn.execute(
+        "SELECT read_set, parts FROM plan_read_sets WHERE pass_name = ? AND pass_version = ?", key
+    ).fetchone()
     if spec.plan.affected is None or row is None or row[1] is None:
         return None
     last = jsonio.loads(row[1])
@@ -365,7 +367,7 @@ def save_memo(
     key = (spec.name, spec.version)
     if fresh:
         conn.execute("DELETE FROM plan_memo WHERE pass_name = ? AND pass_version = ?", key)
-        conn.execute("INSERT OR REPLACE INTO plan_worlds (pass_name, pass_version, world, parts) VALUES (?, ?, ?, ?)",
+        conn.execute("INSERT OR REPLACE INTO plan_read_sets (pass_name, pass_version, read_set, parts) VALUES (?, ?, ?, ?)",
                      (*key, read_set[0], jsonio.dumps(read_set[1])))  # fmt: skip
     if entries:
         _add_part(conn, key, entries, digests or {}, touched)

@@ -54,7 +54,7 @@ def save_by_capture(
 
 def _load(conn: sqlite3.Connection, spec: PassSpec, stamp: str, keys: tuple[str, ...]) -> dict:
     rows = conn.execute(
-        "SELECT key, value FROM kept_memos WHERE pass_name = ? AND pass_version = ? AND world = ?",
+        "SELECT key, value FROM kept_memos WHERE pass_name = ? AND pass_version = ? AND read_set = ?",
         (spec.name, spec.version, stamp),
     )
     kept = {}

@@ -2,9 +2,9 @@
 
 An article is parsed before the wikilinks pass knows where its links go. So
 the links pass renders that parse with every wikilink, every Markdown link
-destination and every embed left as a numbered hole (`held.HOLE`), and the
+destination and every embed left as a numbered hole (`text_refs.HOLE`), and the
 html pass fills the holes with what `fills` renders from the resolution: the
-page is parsed once, not once per round. `held.fill(template, fills(...))`
+page is parsed once, not once per round. `text_refs.fill(template, fills(...))`
 is the HTML `render_with_embeds` gives. An embed's hole is filled with the
 embedded body rendered where it is embedded (`embed_fills`): from that body's
 own rendering with holes, filled the same way, where the html pass has one

@@ -11,7 +11,7 @@ frontmatter references become footnotes cited by `[^id]`, and in
 
 Most pages are not parsed here: the links pass rendered the article in the
 first round with its links left as holes, and this pass fills them; the
-page is then stored as that HTML and the fills (`held.Filled`), not as a
+page is then stored as that HTML and the fills (`text_refs.Filled`), not as a
 second copy. A page with embeds or mentions to link, or whose references
 changed since, is rendered whole.
 
@@ -257,7 +257,7 @@ def embedded_part(body: str, outline: dict, body_line: int, fragment: str) -> tu
 
 def split_footnotes(html: str, holes: list[str] = ()) -> tuple[str, str]:
     """The body's own footnotes section (always last, after any embed) apart from the body,
-    each with its `holes` filled (`held.fill`)."""
+    each with its `holes` filled (`text_refs.fill`)."""
     matches = list(FOOTNOTES_SEP.finditer(html)) if html.endswith("</section>\n") else []
     if not matches:
         return fill(html, holes), ""

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 MANIFEST = "site-manifest.json"
 SEARCH_PENDING = "search-pending"  # in the state folder: pages changed since the search index was last built
-PAGE_SUMMARIES = "page-seeds.pickle"  # in the state folder: what each page takes of its results (page_summaries.py)
+PAGE_SUMMARIES = "page-summaries.pickle"  # in the state folder: what each page takes of its results (page_summaries.py)
 COMPILED_TEMPLATES = "templates-compiled"  # in the state folder: Jinja's compiled templates, for the next build
 BUNDLE = "pagefind"  # in the output folder: every search shard's bundle, the UI and the loader (search.py)
 LOADER = "shards.js"

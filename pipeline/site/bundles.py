@@ -1,6 +1,6 @@
-"""A Pagefind bundle's own files: those its index names, and pruning the rest after a seeded run.
+"""A Pagefind bundle's own files: those its index names, and pruning the rest after a run started from the last bundle.
 
-A shard is indexed into a copy of its last bundle (`search._seed`): Pagefind
+A shard is indexed into a copy of its last bundle (`search._start_from`): Pagefind
 names its fragments (one a page), index chunks and metadata by digests of
 their contents, and leaves alone the files already there, which saves it
 writing most of them again. It never deletes one, so without pruning every

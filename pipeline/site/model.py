@@ -30,7 +30,7 @@ from pipeline.urls import history_url, normalize_base, shared_urls, tag_url
 
 # The passes whose results an article page shows (mentions reach it through html).
 PAGE_PASSES = ("metadata", "headings", "pairing", "citations", "wikilinks", "html")  # named on each page
-SEED_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its page summary (page_summaries.py)
+SUMMARY_PASSES = ("metadata", "wikilinks", "pairing")  # what a page takes of these is its page summary (page_summaries.py)
 
 
 class PageBody:
@@ -169,7 +169,7 @@ def build_model(
     default = wiki.options["default_language"]
     metadata = wiki.results.get("metadata", {})
     summaries = PageSummaries() if summaries is None else summaries
-    results = [wiki.results.get(name, {}) for name in SEED_PASSES]
+    results = [wiki.results.get(name, {}) for name in SUMMARY_PASSES]
     articles = [a for a in wiki.articles if a.capture_id in metadata]
     ids = [a.capture_id for a in articles]
     in_order = _summary_keys(results, ids)
@@ -265,7 +265,7 @@ def _summaries_digest(paths: list[str], summaries: list[PageSummary]) -> str:
 
 
 def _summary(capture_id: int, results: list) -> PageSummary:
-    """The article's page summary, made of its SEED_PASSES outputs."""
+    """The article's page summary, made of its SUMMARY_PASSES outputs."""
     return summary_of(*(read_once(outputs, capture_id) for outputs in results))
 
 

@@ -127,14 +127,14 @@ def _index_shard(indexing: Indexing, shard: Shard, run: Run) -> str | None:
     for folder in (stage, fresh):
         shutil.rmtree(folder, ignore_errors=True)
     given = _stage(indexing.out_dir, shard.files, stage)
-    _seed(bundle, fresh)
+    _start_from(bundle, fresh)
     outcome = run(pagefind(stage, fresh))
     shutil.rmtree(stage, ignore_errors=True)
     warning = None if outcome is None else verdict(*outcome) or _checked(fresh, shard, given, outcome[1])
     if outcome is None or warning:
         shutil.rmtree(fresh, ignore_errors=True)
         return warning
-    prune(fresh)  # what the bundle it was seeded with held, and its index no longer reads
+    prune(fresh)  # what the bundle it started from held, and its index no longer reads
     _replace(fresh, bundle)
     _keep(indexing, shard)
     return ""
@@ -345,7 +345,7 @@ class BackgroundIndex:
             build_lock.release(held)
 
 
-def _seed(bundle: Path, fresh: Path) -> None:
+def _start_from(bundle: Path, fresh: Path) -> None:
     """Start `fresh` with the files of `bundle`'s subfolders (fragments, index chunks), linked, not copied.
 
     Pagefind leaves alone the files of an index that are already there (their names are digests

@@ -4,7 +4,7 @@
 read and decoded when used; a lazy field (a pass's LAZY_FIELDS, kept in
 `result_fields` beside the output) is a `StoredField` until it is used. A job
 input may name such a field (`{"$stored": [job, field]}`): `resolve_stored`
-reads it back, as a `held.StoredText` when it is a text, and a page kept as a
+reads it back, as a `text_refs.StoredText` when it is a text, and a page kept as a
 recipe on another result's text (`{"$filled": ...}`) is made again when read.
 """
 

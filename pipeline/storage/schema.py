@@ -435,9 +435,17 @@ SCHEMA_V17 = (
     + _no_replace("pass_failures", "id = NEW.id")
 )
 
+# v18: the tables of read sets named as the code names them: `plan_read_sets`, and each read set's digest
+# `read_set` there and in `kept_memos` (v4 and v6 named them otherwise).
+SCHEMA_V18 = """
+    ALTER TABLE plan_worlds RENAME TO plan_read_sets;
+    ALTER TABLE plan_read_sets RENAME COLUMN world TO read_set;
+    ALTER TABLE kept_memos RENAME COLUMN world TO read_set;
+"""
+
 # Forward migrations: MIGRATIONS[i] takes the schema from user_version i to i + 1.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V6, SCHEMA_V7, SCHEMA_V8, SCHEMA_V9, SCHEMA_V10,
-    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15, SCHEMA_V16, SCHEMA_V17,
+    SCHEMA_V11, SCHEMA_V12, SCHEMA_V13, SCHEMA_V14, SCHEMA_V15, SCHEMA_V16, SCHEMA_V17, SCHEMA_V18,
 )  # fmt: skip
 SCHEMA_VERSION = len(MIGRATIONS)

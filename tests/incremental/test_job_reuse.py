@@ -1,6 +1,6 @@
-"""The last plan lends its jobs: after any edit, exactly the jobs a full plan would choose.
+"""The last plan passes on its jobs: after any edit, exactly the jobs a full plan would choose.
 
-Each step edits the wiki and builds (the memo lends what it can); then the
+Each step edits the wiki and builds (the memo passes on what it can); then the
 memo is dropped and the same wiki planned from scratch must find every job
 already there (nothing new to create) and give the same results.
 """
@@ -56,9 +56,9 @@ def test_plans_lent_from_a_kept_cache_are_full_plans_too(make_wiki):
     _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), STEPS, lambda step: build_cache)
 
 
-def test_a_kept_cache_is_not_used_in_a_world_another_process_planned_in_since(make_wiki):
-    # The other process keeps nothing: it changes worlds (c's heading, which a links to; b's title), then the
-    # kept one edits a body in them, where a's links must be resolved in the new world, not lent from the old.
+def test_a_kept_cache_is_not_used_in_a_read_set_another_process_planned_in_since(make_wiki):
+    # The other process keeps nothing: it changes read sets (c's heading, which a links to; b's title), then the
+    # kept one edits a body in them, where a's links must be resolved in the new read set, not passed on from the old.
     build_cache = BuildCache()
     steps = [STEPS[3], {"b.md": FILES["b.md"].replace("Beta text", "Beta's text")}, STEPS[2], STEPS[1]]
     _assert_lent_plans_are_full_plans(make_wiki(FILES, search=False), steps, lambda step: build_cache if step % 2 else None)
@@ -79,7 +79,7 @@ def test_a_kept_cache_reads_no_memo_from_the_store_again(make_wiki, monkeypatch)
         assert (read == []) == (kept is not None), read  # without the cache, the same build reads them
 
 
-def test_a_memo_holds_the_results_of_the_jobs_it_lends(make_wiki, monkeypatch):
+def test_a_memo_holds_the_results_of_the_jobs_it_passes_on(make_wiki, monkeypatch):
     import pipeline.build as build_module
 
     monkeypatch.setattr(job_reuse, "PACK_FOUND", 0)  # a tiny wiki's memo learns few digests: pack them anyway
@@ -97,15 +97,15 @@ def test_a_memo_holds_the_results_of_the_jobs_it_lends(make_wiki, monkeypatch):
         # was saved before they ran); a memo holds the results of all older ones. A cold memo is all new jobs.
         made = len(reports[-1].process.created_passes) + len(reports[-2].process.created_passes)
         assert asked == made
-    assert reports[-1].process.reused > asked  # the memo's lent jobs came with their results
+    assert reports[-1].process.reused > asked  # the jobs the memo passed on came with their results
 
 
-def test_a_memo_made_in_a_new_world_holds_the_results_of_the_jobs_that_existed(make_wiki):
+def test_a_memo_made_in_a_new_read_set_holds_the_results_of_the_jobs_that_existed(make_wiki):
     import json
 
     config = make_wiki(FILES, search=False)
     build(config, workers=1)
-    (config.content_dir / "b.md").write_text(STEPS[2]["b.md"])  # a new title: wikilinks plans in a new world
+    (config.content_dir / "b.md").write_text(STEPS[2]["b.md"])  # a new title: wikilinks plans in a new read set
     report = build(config, workers=1)
     conn = open_store(config.state_db)
     parts = conn.execute("SELECT entries FROM plan_memo WHERE pass_name = 'wikilinks'").fetchall()
@@ -248,7 +248,7 @@ def _capture_of(report, path):
     return next(a.capture_id for a in report.process.wiki.articles if a.path == path)
 
 
-def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_them(make_wiki, monkeypatch):
+def test_an_edit_loads_the_indexes_kept_in_the_same_read_set_instead_of_building_them(make_wiki, monkeypatch):
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 5}#part]]. Page 2.\n\n## Part\n" for i in range(5)})
     build(config, workers=1)
     built = []
@@ -260,9 +260,9 @@ def test_an_edit_loads_the_indexes_kept_in_the_same_world_instead_of_building_th
     assert built == []
     links = report.process.wiki.results["wikilinks"][_capture_of(report, "p3.md")]["links"]
     assert [(link["target_path"], link["anchor"]) for link in links] == [("p4.md", "ok")]  # headings read anew
-    (config.content_dir / "p4.md").write_text("---\ntitle: Page Four\n---\nSee [[p0]].\n")  # a title: another world
+    (config.content_dir / "p4.md").write_text("---\ntitle: Page Four\n---\nSee [[p0]].\n")  # a title: another read set
     build(config, workers=1)
-    assert sorted(built) == ["_indexes", "_patched", "build_index"]  # the link index: the last world's, patched
+    assert sorted(built) == ["_indexes", "_patched", "build_index"]  # the link index: the last read set's, patched
     built.clear()
     monkeypatch.setattr(code_digest, "_CODE", {module: "other code" for module in code_digest._CODE})
     (config.content_dir / "p1.md").write_text("---\ntitle: Page 1\n---\nSee [[p2]].\n")

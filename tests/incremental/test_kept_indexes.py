@@ -1,5 +1,5 @@
 """What a pass keeps between builds besides its plan memo (pipeline/incremental/kept_indexes.py): here, what each capture alone
-gives (`KEEP_BY_CAPTURE`: pairing's claims), kept with the options whatever the world."""
+gives (`KEEP_BY_CAPTURE`: pairing's claims), kept with the options whatever the read set."""
 
 import dataclasses
 import pickle

@@ -1,8 +1,8 @@
-"""A world that changed in a few articles' results: the passes that say which articles it reaches
+"""A read set that changed in a few articles' results: the passes that say which articles it reaches
 (`AFFECTED`) select again for those alone, and every plan is still the full plan.
 
 Each step edits a small wiki whose articles link to each other by title, slug, alias, path and
-file, mention each other's names in prose and pair across languages; builds (the plan lends what
+file, mention each other's names in prose and pair across languages; builds (the plan passes on what
 it can across the change); then plans a copy of the store from scratch, which must find every job
 already there and give the same results.
 """
@@ -46,7 +46,7 @@ def _links(draw: random.Random) -> str:
 
 
 def _edit(files: dict, draw: random.Random) -> dict:
-    """One change of a kind that changes some pass's world (or only a body)."""
+    """One change of a kind that changes some pass's read set (or only a body)."""
     path = draw.choice(sorted(p for p in files if p.endswith(".md")))
     text, front = files[path], lambda line: files[path].replace("---\n", f"---\n{line}\n", 1)
     kind = draw.choice(["title", "alias", "add", "remove", "draft", "slug", "pair", "key", "body", "translate"])
@@ -95,7 +95,7 @@ def _plain(results: dict) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed, pairing", [(0, "paired_with"), (1, "paired_with"), (2, "suffix"), (3, "key")])
-def test_every_plan_lent_across_a_changed_world_is_the_full_plan(make_wiki, tmp_path, seed, pairing):
+def test_every_plan_passed_on_across_a_changed_read_set_is_the_full_plan(make_wiki, tmp_path, seed, pairing):
     draw = random.Random(seed)
     files = {f"{folder}/p{n}.md": _article(n, draw) for folder in "fg" for n in range(8)}
     files |= {"f/p1.es.md": f"---\ntitle: Uno\n---\nVer {_links(draw)}\n", "redirects.yaml": "moved: /g/p9/\n"}
@@ -173,13 +173,13 @@ def test_options_changed_with_a_title_select_everything_again(make_wiki, tmp_pat
     _assert_full_plan(config, build(config, workers=1), tmp_path)
 
 
-def test_a_world_recorded_before_its_parts_were_selects_everything_once(make_wiki, tmp_path, monkeypatch):
+def test_a_read_set_recorded_before_its_parts_were_selects_everything_once(make_wiki, tmp_path, monkeypatch):
     files = {f"p{i}.md": f"---\ntitle: Page {i}\n---\nSee [[p{(i + 1) % 6}]].\n" for i in range(6)}
     config = make_wiki(files, search=False)
     build(config, workers=1)
     conn = open_store(config.state_db)
     with conn:
-        conn.execute("UPDATE plan_worlds SET parts = NULL")  # as a store planned before schema v13 left it
+        conn.execute("UPDATE plan_read_sets SET parts = NULL")  # as a store planned before schema v13 left it
     conn.close()
     calls = record_selects(monkeypatch, wikilinks)
     for title in ("Page Three", "Page Tres"):

@@ -177,8 +177,8 @@ THERE = '{"there": 1, "diagnostics": []}'
 
 
 @pytest.fixture
-def held(make_wiki):
-    """(config, specs, conn, held job, job ids): two noop jobs, the first claimed by a worker of another host."""
+def claimed_elsewhere(make_wiki):
+    """(config, specs, conn, the claimed job, job ids): two noop jobs, the first claimed by a worker of another host."""
     from pipeline.content.capture import capture_content, load_articles
     from pipeline.jobs.plan import plan_round
     from pipeline.jobs.queue import claim
@@ -199,11 +199,11 @@ def held(make_wiki):
     return make
 
 
-def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
+def test_a_build_waits_for_the_jobs_another_live_process_holds(claimed_elsewhere):
     from pipeline.jobs.queue import Backoff, Outcome, PassOutcome, finish
     from pipeline.jobs.worker import run_plan
 
-    config, specs, conn, job, ids = held(lease_seconds=1000)
+    config, specs, conn, job, ids = claimed_elsewhere(lease_seconds=1000)
     waits = []
 
     def other_worker_finishes(seconds):  # instead of sleeping: the holder completes its job meanwhile
@@ -218,10 +218,10 @@ def test_a_build_waits_for_the_jobs_another_live_process_holds(held):
     assert [json.loads(output) for output in outputs] == [json.loads(THERE), HERE]
 
 
-def test_a_job_whose_holder_let_its_lease_run_out_is_run_by_the_build(held):
+def test_a_job_whose_holder_let_its_lease_run_out_is_run_by_the_build(claimed_elsewhere):
     from pipeline.jobs.worker import run_plan
 
-    config, specs, conn, job, ids = held(lease_seconds=0)
+    config, specs, conn, job, ids = claimed_elsewhere(lease_seconds=0)
     report = run_plan(conn, config, specs, 1, ids, wait=lambda seconds: None)
     assert report.done == 2 and {row["status"] for row in _all_jobs(config)} == {"done"}
 

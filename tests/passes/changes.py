@@ -1,4 +1,4 @@
-"""Random changes to a small wiki, for tests comparing an index made from the last world's with one built anew."""
+"""Random changes to a small wiki, for tests comparing an index made from the last read set's with one built anew."""
 
 import random
 from typing import Callable

@@ -1,4 +1,4 @@
-"""The link index: patched from the last world's with the records that changed, it is what a build makes."""
+"""The link index: patched from the last read set's with the records that changed, it is what a build makes."""
 
 import pickle
 import random

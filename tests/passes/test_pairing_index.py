@@ -1,4 +1,4 @@
-"""The pairing index: made with the last world's entries where they hold, it is what a build makes."""
+"""The pairing index: made with the last read set's entries where they hold, it is what a build makes."""
 
 import pickle
 import random
@@ -35,7 +35,7 @@ def _index(files: dict, options: dict, old=None):
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_an_index_made_with_the_last_worlds_entries_is_the_index_built_anew(seed):
+def test_an_index_made_with_the_last_read_sets_entries_is_the_index_built_anew(seed):
     draw = random.Random(seed)
     options = {**DEFAULT_OPTIONS, "pairing": draw.choice(["paired_with", "suffix", "key"])}
     before = {path: _file(path, draw) for path in draw.sample(PATHS, 8)}

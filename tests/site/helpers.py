@@ -80,7 +80,7 @@ def site(make_wiki):
 
 def without_shortcuts(config: Config, root: Path) -> Config:
     """`config` with a copy of its state below `root` where every cache a build keeps is dropped (plan
-    memos, kept indexes, page seeds, the last build, the manifest), and an empty output folder: built
+    memos, kept indexes, page summaries, the last build, the manifest), and an empty output folder: built
     with `reuse=False`, it gives what a build that takes no shortcut gives."""
     shutil.copytree(config.state_dir, root / "state")
     for cache in (root / "state").rglob("*"):

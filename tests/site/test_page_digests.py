@@ -84,7 +84,7 @@ def _article_pages(files: list[str]) -> list[str]:
     return [rel for rel in files if rel.count("/") == 1 + rel.startswith("es/") or rel.endswith("/history/index.html")]
 
 
-# A seed that changes in place: the file, the change, the articles whose pages show it, what one of them shows
+# A page summary that changes in place: the file, the change, the articles whose pages show it, what one of them shows
 # now, and whether the wiki pages (lists of titles, red links) may show it too.
 # (A title is not one: every page's navigation tree shows it, so a retitle plans every page, as below.)
 SEEDS_IN_PLACE = {
@@ -99,7 +99,7 @@ SEEDS_IN_PLACE = {
 
 
 @pytest.mark.parametrize("change", SEEDS_IN_PLACE.values(), ids=SEEDS_IN_PLACE.keys())
-def test_a_seed_changed_in_place_plans_the_pages_showing_it_and_the_wiki_pages(planned, site, monkeypatch, change):
+def test_a_page_summary_changed_in_place_plans_the_pages_showing_it_and_the_wiki_pages(planned, site, monkeypatch, change):
     config, _ = site
     path, (old, new), shown, (page, text), lists = change
     (config.content_dir / path).write_text(SITE[path].replace(old, new), encoding="utf-8")
@@ -118,7 +118,7 @@ def test_a_seed_changed_in_place_plans_the_pages_showing_it_and_the_wiki_pages(p
 
 @pytest.mark.parametrize("change", [("title: Beta", "title: Bet"), ("title: Beta", "title: Beta\nslug: bet"), ("[extras]", "[extras, more]"),
                                     ("title: Beta", "title: Beta\naliases: [B]"), ("title: Beta", "title: Beta\ndraft: true")])
-def test_a_seed_change_that_moves_a_page_or_a_list_plans_every_page(planned, site, monkeypatch, change):
+def test_a_page_summary_change_that_moves_a_page_or_a_list_plans_every_page(planned, site, monkeypatch, change):
     config, first = site
     (config.content_dir / "beta.md").write_text(SITE["beta.md"].replace(*change), encoding="utf-8")
     build_site(config)
@@ -204,7 +204,7 @@ def test_an_added_article_renders_every_page_of_its_language_which_lists_it_in_i
 @pytest.mark.parametrize("change", ["paired", "one gone"])
 def test_an_article_added_beside_a_changed_placing_or_a_removal_digests_every_page(digested, site, monkeypatch, change):
     config, _ = site
-    if change == "paired":  # beta's page gains a language switcher: its seed's translations changed
+    if change == "paired":  # beta's page gains a language switcher: its page summary's translations changed
         (config.content_dir / "beta.es.md").write_text("---\ntitle: Beta ES\npaired_with: beta.md\n---\n\nHola.\n")
     else:
         (config.content_dir / "gamma.md").write_text("---\ntitle: Gamma\n---\n\nNew.\n", encoding="utf-8")
@@ -233,7 +233,7 @@ def test_only_the_articles_whose_own_parts_changed_are_planned():
     assert (added.articles, added.lists, added.every) == ({"b.md", "c.md"}, True, True)
 
 
-def test_an_articles_own_part_is_its_day_revisions_and_updated_time_and_the_shared_part_its_seeds_and_salts():
+def test_an_articles_own_part_is_its_day_revisions_and_updated_time_and_the_shared_part_its_page_summaries_and_salts():
     files = {"a.md": "---\ntitle: A\n---\n[[b]]\n", "b.md": "---\ntitle: B\n---\nText.\n"}
     articles = articles_from(files)
     results = {name: {a.capture_id: outputs[a.path] for a in articles} for name, outputs in run_inline(files).items()}

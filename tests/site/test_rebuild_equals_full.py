@@ -1,14 +1,14 @@
 """An incremental build gives the site a full build of the same state gives, byte for byte.
 
 A copy of the real wiki is built, then edited one kind of change at a
-time: after each edit, the build (plan memo, kept indexes, page seeds,
+time: after each edit, the build (plan memo, kept indexes, page summaries,
 site state, manifest: every shortcut), in two processes, writes into the
 output folder of the builds before. The same state is then built again, in
-one process, with every shortcut dropped (a copy of the store without plan memos or kept indexes, no seeds,
+one process, with every shortcut dropped (a copy of the store without plan memos or kept indexes, no page summaries,
 no manifest, no last build) into an empty folder. The two folders must hold
 the same files with the same bytes, and the builds the same diagnostics.
 Every other step is built as the preview builds, with what it kept of the
-last build it made (`Warm`), so it also sees the store changed by another.
+last build it made (its `BuildCache`), so it also sees the store changed by another.
 """
 
 from __future__ import annotations

@@ -4,13 +4,13 @@ The tiny wiki is built, edited (a title others show, a body, a new article),
 and built again but stopped, before or after one step of the build: capture
 (and inside its transaction), a round's plan (and inside its transaction),
 some jobs, a batch's edit events, a batch's commit, the results, the page
-seeds, some pages, the manifest, the record of the finished build. The title
+summaries, some pages, the manifest, the record of the finished build. The title
 edit is then undone, so the next build's inputs are partly the last finished
 build's (where a stale record is taken for the truth), and the site it
 writes must be what a build of the same state with every shortcut dropped
 writes, with the same diagnostics, and no job may be left unfinished. A
 command line is stopped by Ctrl-C; the preview, which keeps what it read
-from build to build (`Warm`), by an error it survives.
+from build to build (its `BuildCache`), by an error it survives.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def test_fixed_table_and_column_names(tmp_path):
     assert {"job_id", "capture_id", "pass_name", "pass_version"} <= columns("processing_results")
 
 
-def _seed(conn):
+def _insert_a_job(conn):
     conn.execute(
         "INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')"
     )
@@ -81,7 +81,7 @@ def _seed(conn):
 )
 def test_triggers_reject_update_delete_replace_and_upsert(tmp_path, statement):
     conn = open_store(tmp_path / "state.db")
-    _seed(conn)
+    _insert_a_job(conn)
     tables = "captures", "processing_results", "result_fields", "result_digests", "result_diagnostics"
     before = {table: [tuple(row) for row in conn.execute(f"SELECT * FROM {table}")] for table in tables}
     with pytest.raises(sqlite3.IntegrityError, match="immutable"):
@@ -91,7 +91,7 @@ def test_triggers_reject_update_delete_replace_and_upsert(tmp_path, statement):
 
 def test_every_append_only_table_refuses_a_row_that_would_displace_another(tmp_path):
     conn = open_store(tmp_path / "state.db")
-    _seed(conn)
+    _insert_a_job(conn)
     conn.execute("INSERT INTO capture_history (path, capture_id, observed_at) VALUES ('a.md', 1, 'n')")
     conn.execute("INSERT INTO job_inputs (sha256, json) VALUES ('h', '{}')")
     conn.execute("INSERT INTO job_attempts (job_id, attempt, claim_token, started_at) VALUES (1, 1, 't', 0)")
@@ -120,7 +120,7 @@ def test_every_append_only_table_refuses_a_row_that_would_displace_another(tmp_p
 
 def test_state_survives_reopen(tmp_path):
     conn = open_store(tmp_path / "state.db")
-    _seed(conn)
+    _insert_a_job(conn)
     conn.close()
     again = open_store(tmp_path / "state.db")
     assert again.execute("SELECT COUNT(*) FROM processing_results").fetchone()[0] == 1
@@ -165,7 +165,10 @@ def test_forward_migration_from_v1_keeps_the_data(tmp_path):
 
 def test_the_v14_migration_keeps_the_current_capture_of_each_path_from_the_history(tmp_path):
     open_store(tmp_path / "state.db").close()
-    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15-v17's)
+    raw = sqlite3.connect(tmp_path / "state.db")  # back to v13: no current_captures, nor its trigger (nor v15-v18's)
+    raw.execute("ALTER TABLE plan_read_sets RENAME TO plan_worlds")
+    raw.execute("ALTER TABLE plan_worlds RENAME COLUMN read_set TO world")
+    raw.execute("ALTER TABLE kept_memos RENAME COLUMN read_set TO world")
     for (trigger,) in raw.execute("SELECT name FROM sqlite_master WHERE name LIKE '%no_replace'").fetchall():
         raw.execute(f"DROP TRIGGER {trigger}")
     raw.execute("DROP TABLE pass_failures")
@@ -291,13 +294,14 @@ def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
 
     _v6_store_with(tmp_path / "state.db", ['{"a":1}', '{"b":2}'])
     raw = sqlite3.connect(tmp_path / "state.db")
-    raw.execute("INSERT INTO plan_worlds VALUES ('p', 1, 'world')")
+    raw.execute("INSERT INTO plan_worlds VALUES ('p', 1, 'read-set')")
     raw.executemany("INSERT INTO plan_memo VALUES ('p', 1, ?, ?, ?)", [(1, "own-1", 1), (7, "", 2), (9, "own-9", 3)])
     raw.commit()
     raw.close()
     conn = open_store(tmp_path / "state.db")
     results = {}
-    memo = load_memo(conn, SimpleNamespace(name="p", version=1), "world", results=results)
+    memo = load_memo(conn, SimpleNamespace(name="p", version=1), "read-set", results=results)  # v18's table
+    assert "read_set" in {row[1] for row in conn.execute("PRAGMA table_info(kept_memos)")}
     assert memo.entries() == [(1, "own-1", 1), (7, "", 2), (9, "own-9", 3)]
     # The digests of the results that exist (job 3 has none) are looked up, not lost.
     assert {job: sha for job, (sha, _) in results.items()} == {
