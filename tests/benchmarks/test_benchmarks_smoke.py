@@ -158,6 +158,15 @@ def test_preview_times_the_reload_and_the_search_index(tmp_path):
     assert "Edit number 0." in page.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("flags, cached", [([], True), (["--no-build-cache"], False)])
+def test_the_preview_benchmark_reads_its_options(tmp_path, monkeypatch, capsys, flags, cached):
+    asked = []
+    done = preview.Timing(0.5, 1.0)
+    monkeypatch.setattr(preview, "time_edits", lambda *args: asked.append(args) or [done])
+    assert preview.main(["--articles", "7", "--edits", "2", "--workdir", str(tmp_path), *flags]) == 0
+    assert asked == [(tmp_path, 7, 2, cached, False)] and "reload after 0.50 s" in capsys.readouterr().out
+
+
 def test_a_run_names_the_code_it_times_and_says_when_it_changed(tmp_path, capsys, monkeypatch):
     codes = iter(["/pkg aaaa", "/pkg bbbb"])  # the second look finds other code: edited during the run
     monkeypatch.setattr(run, "code_of", lambda env, cwd: next(codes))
