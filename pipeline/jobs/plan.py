@@ -13,6 +13,7 @@ its jobs and `select` is not called at all (`incremental/job_reuse.py`).
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -110,8 +111,8 @@ def plan_round(
     results = {} if results is None else results
     with write(conn):
         reuse = _reuse(conn, specs, articles, wiki, digests or {}, cache, results)
-        keep_mentions(conn, wiki.results.values())  # what the read sets' parts searched the outputs for
-        rows, blobs, touched = _slices(reuse.todo(), wiki, workers)
+        rows, blobs, touched = _slices(reuse, wiki, workers, digests or {})
+        keep_mentions(conn, wiki.results.values())  # what the read sets, own digests and selects searched for
         for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
             built = {key: value for key, value in wiki.memos(spec.plan.keep).items()
                      if key not in reuse.loaded[spec.name] or wiki.entries_made(key) >= KEEP_AGAIN}  # fmt: skip
@@ -192,6 +193,9 @@ class _Reused:
     read_sets: dict[str, tuple[str, dict]] = field(default_factory=dict)  # pass -> its read set (digest, parts)
     fresh: set[str] = field(default_factory=set)  # the passes whose read set is not the last plan's
     own_digests: dict[str, list[str]] = field(default_factory=dict)  # pass -> the own digest of each article, in order
+    # The passes with nothing to reuse (a fresh read set, no memo to pass on): their own digests, which only the memo
+    # saved keeps, are made with their slices, in the processes that make those (`_slices`).
+    with_slices: list[PassSpec] = field(default_factory=list)
     jobs: dict[str, dict[int, int]] = field(default_factory=dict)  # pass -> capture id -> job id reused
     missed: dict[str, list[int]] = field(default_factory=dict)  # pass -> where its jobs not reused are in `articles`
     loaded: dict[str, set[str]] = field(default_factory=dict)  # pass -> the KEEP memos loaded into the wiki
@@ -253,28 +257,65 @@ def _reuse(
         loaded = load_stored_indexes(conn, spec, read_set[0]) if spec.plan.keep else {}
         wiki.load_memos(loaded)
         reuse.loaded[spec.name] = set(loaded)
+        if not memo:  # every article's job is new: its own digests are only recorded
+            reuse.with_slices.append(spec)
+            reuse.jobs[spec.name], reuse.missed[spec.name] = {}, list(range(len(articles)))
+            continue
         own_digests = reuse.own_digests[spec.name] = own_digests_of(spec, articles, wiki, digests)
         reuse.jobs[spec.name], reuse.missed[spec.name] = memo.reuse(ids, own_digests, affected)
     return reuse
 
 
-def _slices(todo: list[tuple[Article, PassSpec]], wiki: Wiki, workers: int) -> tuple[list, dict, dict]:
+def _slices(reuse: _Reused, wiki: Wiki, workers: int, digests: Digests) -> tuple[list, dict, dict]:
     """Every job's row (identity and inputs), the input blobs, and what the selects read of KEEP values
-    (pass -> capture id -> keys, for the passes that say: `TOUCHES`), computed by `workers` processes."""
+    (pass -> capture id -> keys, for the passes that say: `TOUCHES`), computed by `workers` processes; and the own
+    digests of the passes with nothing to reuse (`_Reused.with_slices`), into `reuse`."""
+    todo = reuse.todo()
     shares = max(1, min(workers, len(todo) // MIN_JOBS_PER_PROCESS))
-    if shares > 1:  # build the shared indexes before forking, so no process builds them again
+    if shares > 1:  # build the shared indexes (and searches) before forking, so no process builds them again
         for article, spec in {spec.name: (article, spec) for article, spec in todo if spec.select}.values():
             spec.select(article, wiki)
-    parts = fork_map(lambda share: _slices_of(todo[share::shares], wiki), list(range(shares)))
+        for spec in reuse.with_slices:
+            own_digests_of(spec, reuse.articles[:1], wiki, digests)
+    here = os.getpid()
+    parts = fork_map(lambda share: (_slices_of(todo[share::shares], wiki),
+                                    _own_digests_of(todo[share::shares], reuse.with_slices, wiki, digests, here)),
+                     list(range(shares)))  # fmt: skip
     rows = [None] * len(todo)
     blobs: dict[str, str] = {}
     touched: dict[str, dict] = {}
-    for share, (share_rows, share_blobs, share_touched) in enumerate(parts):
+    owns: dict[str, dict[int, str]] = {}
+    for share, ((share_rows, share_blobs, share_touched), (share_owns, made)) in enumerate(parts):
         rows[share::shares] = share_rows  # back in `todo` order, whatever process computed a row
         blobs.update(share_blobs)
         for name, read in share_touched.items():
             touched.setdefault(name, {}).update(read)
+        for name, column in share_owns.items():
+            owns.setdefault(name, {}).update(column)
+        for key, (entries, count) in made.items():  # kept by the next plans: made in a forked process
+            wiki.add_entries(key, entries, count)
+    for spec in reuse.with_slices:
+        reuse.own_digests[spec.name] = [owns[spec.name][article.capture_id] for article in reuse.articles]
     return rows, blobs, touched
+
+
+def _own_digests_of(
+    todo: list[tuple[Article, PassSpec]], specs: list[PassSpec], wiki: Wiki, digests: Digests, parent: int
+) -> tuple[dict[str, dict[int, str]], dict[str, tuple[dict, int]]]:
+    """pass -> capture id -> own digest, of the `specs` for their articles in `todo`; and (in a process forked from
+    `parent`) the entries those digests made in the passes' KEEP memos (`Wiki.entry`), with how many: the parent
+    keeps them for the next plans."""
+    keep = {key for spec in specs for key in spec.plan.keep}
+    before = {key: wiki.entries_made(key) for key in keep}
+    owns = {}
+    for spec in specs:
+        articles = [article for article, each in todo if each is spec]
+        owns[spec.name] = dict(zip((article.capture_id for article in articles),
+                                   own_digests_of(spec, articles, wiki, digests)))  # fmt: skip
+    if os.getpid() == parent:
+        return owns, {}
+    made = {key: wiki.entries_made(key) - count for key, count in before.items()}
+    return owns, {key: (wiki.memos([key])[key], count) for key, count in made.items() if count}
 
 
 def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, dict, dict]:

@@ -92,6 +92,11 @@ class Wiki:
             self._made[key] += 1
         return found[1]
 
+    def add_entries(self, key: str, entries: dict, made: int) -> None:
+        """Entries of the memo `key` made by another process (a forked planner's `entry`), `made` of them anew."""
+        self.memo(key, dict).update(entries)
+        self._made[key] += made
+
     def entries_made(self, key: str) -> int:
         """How many entries of the memo `key` were made again in this plan (`entry`)."""
         return self._made[key]

@@ -327,10 +327,13 @@ def test_a_function_by_column_is_still_one_of_an_article_and_the_wiki():
     assert lengths.__name__ == lengths.column.__name__ == "lengths"
 
 
-def test_an_edit_finds_again_only_the_edited_articles_fragment_targets_and_embeds(make_wiki, monkeypatch):
+@pytest.mark.parametrize("forked", [False, True])
+def test_an_edit_finds_again_only_the_edited_articles_fragment_targets_and_embeds(make_wiki, monkeypatch, forked):
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
                         f"![[p{(i + 2) % 20}]]\n" for i in range(20)})  # fmt: skip
-    build(config, workers=1)
+    with monkeypatch.context() as planned_forked:  # the cold plan's slices and own digests made in two processes:
+        planned_forked.setattr(plan, "MIN_JOBS_PER_PROCESS", 1 if forked else plan.MIN_JOBS_PER_PROCESS)
+        build(config, workers=2 if forked else 1)  # what the forked one found is kept as well
     monkeypatch.setattr(plan, "KEEP_AGAIN", 1)  # what an edit made again is kept for the next build at once
     resolved, walked = [], []
     place, embedded = wikilinks._place, html._embedded

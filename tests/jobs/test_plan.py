@@ -22,6 +22,18 @@ def _jobs(config):
     return [tuple(row) for row in rows]
 
 
+def _own_digests(config) -> set[tuple]:
+    """(pass, path, own digest) of each entry of the plan memos."""
+    conn = open_store(config.state_db)
+    paths = dict(conn.execute("SELECT id, path FROM captures"))
+    found = set()
+    for name, entries in conn.execute("SELECT pass_name, entries FROM plan_memo"):
+        captures, owns, *_ = json.loads(entries)
+        found.update((name, paths[capture], own) for capture, own in zip(captures, owns))
+    conn.close()
+    return found
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, workers):
     serial = make_wiki(FILES, search=False)
@@ -30,6 +42,7 @@ def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, work
     forked = dataclasses.replace(serial, state_dir=tmp_path / "forked-state")
     build(forked, workers=workers)
     assert _jobs(forked) == _jobs(serial)
+    assert _own_digests(forked) == _own_digests(serial)  # made with the slices, in each process
 
 
 def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
