@@ -81,17 +81,22 @@ class PageSummaries:
         self.known = known or {}
         self.used: dict[str, PageSummary] = {}
 
-    def take(self, keys: list[str | None], make: Callable[[int], PageSummary]) -> list[PageSummary]:
-        """The page summary known by each key (None: outputs without digests, made each time), else `make(i)`'s (`i`: the
-        key's place). Looked up all at once: an edit build makes few or none, and a call for each cost more."""
+    def take(self, keys: list[str | None], make: Callable[[list[int]], list[PageSummary]]) -> list[PageSummary]:
+        """The page summary known by each key (None: outputs without digests, made each time), else one `make` gives:
+        it is asked once, for the places of the keys it makes (one each). Looked up all at once: an edit build makes
+        few or none, and a call for each cost more; a cold build makes them all, its outputs read a batch at a time."""
         found = list(map(self.known.get, keys))
-        used = self.used
+        used, first, wanted = self.used, {}, []
         for at in [at for at, summary in enumerate(found) if summary is None]:
             key = keys[at]
-            summary = used.get(key) if key is not None else None
-            found[at] = summary = summary if summary is not None else make(at)
-            if key is not None:
-                used[key] = summary
+            if key is not None and key in used:
+                found[at] = used[key]
+            elif key is None or key not in first:
+                first[key if key is not None else at] = at
+                wanted.append(at)
+        made = dict(zip(wanted, make(wanted)))
+        for at in [at for at, summary in enumerate(found) if summary is None]:
+            found[at] = made[first[keys[at]] if keys[at] is not None else at]
         used.update(zip(keys, found))
         used.pop(None, None)  # the page summaries of no key are made each time, never kept
         return found

@@ -24,7 +24,7 @@ from pipeline.passes.base import Wiki
 from pipeline.runtime import records
 from pipeline.site.page_links import Backlinks, Link, LinksHere
 from pipeline.site.page_data import (
-    Frontmatter, PassOutputs, PassResults, article_tags, identity_of, read_once,
+    Frontmatter, PassOutputs, PassResults, article_tags, identity_of, read_each, read_once,
 )  # fmt: skip
 from pipeline.urls import history_url, normalize_base, shared_urls, tag_url
 
@@ -173,7 +173,7 @@ def build_model(
     articles = [a for a in wiki.articles if a.capture_id in metadata]
     ids = [a.capture_id for a in articles]
     in_order = _summary_keys(results, ids)
-    summarized = summaries.take(in_order, lambda at: _summary(ids[at], results))  # in the articles' order
+    summarized = summaries.take(in_order, lambda ats: _summaries([ids[at] for at in ats], results))  # in order
     made = dict(zip(ids, summarized))
     paths = [a.path for a in articles]
     keys = dict(zip(paths, in_order))
@@ -264,9 +264,9 @@ def _summaries_digest(paths: list[str], summaries: list[PageSummary]) -> str:
     return hashlib.sha256("\n".join(map("{}:{}".format, paths, shared)).encode()).hexdigest()
 
 
-def _summary(capture_id: int, results: list) -> PageSummary:
-    """The article's page summary, made of its SUMMARY_PASSES outputs."""
-    return summary_of(*(read_once(outputs, capture_id) for outputs in results))
+def _summaries(capture_ids: list[int], results: list) -> list[PageSummary]:
+    """The page summaries of the articles `capture_ids`, each made of its SUMMARY_PASSES outputs."""
+    return [summary_of(*outputs) for outputs in zip(*(read_each(each, capture_ids) for each in results))]
 
 
 def _summary_keys(results: list, ids: list[int]) -> list[str | None]:

@@ -17,7 +17,7 @@ the others' are the last build's (`SiteState.tags`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Callable
+from typing import Callable, Iterator
 
 from pipeline.runtime import jsonio
 
@@ -154,6 +154,15 @@ def read_once(outputs: Mapping, capture_id: int) -> dict | None:
         return None
     read = getattr(outputs, "read_once", None)  # StoredOutputs; plain results (tests) are read as they are
     return read(capture_id) if read is not None else outputs[capture_id]
+
+
+def read_each(outputs: Mapping, capture_ids: list[int]) -> Iterator[dict | None]:
+    """`read_once` of each of `capture_ids` in turn; stored results are read a batch at a time."""
+    read = getattr(outputs, "read_each", None)
+    if read is None:
+        return (outputs[capture_id] if capture_id in outputs else None for capture_id in capture_ids)
+    found = read([capture_id for capture_id in capture_ids if capture_id in outputs])
+    return (next(found) if capture_id in outputs else None for capture_id in capture_ids)
 
 
 def _digest(outputs: Mapping, capture_id: int):

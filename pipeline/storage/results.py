@@ -95,6 +95,7 @@ ResultFacts = dict[int, tuple]  # job id -> (sha256 of its result's JSON, whethe
 
 
 REPORTS_READ_AT_ONCE = 1000
+OUTPUTS_READ_AT_ONCE = 1000  # outputs read by one statement by `StoredOutputs.read_each`
 
 
 def stored_diagnostics(
@@ -167,6 +168,16 @@ class StoredOutputs(Mapping):
             sql = "SELECT output FROM processing_results WHERE job_id = ?"
             text = reader(self.db).execute(sql, (job_id,)).fetchone()[0]
         return self._decoded(job_id, text)
+
+    def read_each(self, capture_ids: list[int]) -> Iterator[dict]:
+        """`read_once` of each of `capture_ids` (each has an output) in turn, read a batch at a time: a cold
+        build's page summaries read three outputs of every article, a statement each took a third of the time."""
+        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
+        for start in range(0, len(capture_ids), OUTPUTS_READ_AT_ONCE):
+            jobs = [self.jobs[capture_id] for capture_id in capture_ids[start : start + OUTPUTS_READ_AT_ONCE]]
+            read = dict(rows_for_ids(reader(self.db), sql, [job_id for job_id in jobs if job_id not in self.texts]))
+            for job_id in jobs:
+                yield self._decoded(job_id, read[job_id] if job_id in read else self.texts[job_id])
 
     def _decoded(self, job_id: int, output: str) -> dict:
         decoded = jsonio.loads(output)

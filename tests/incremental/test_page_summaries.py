@@ -61,12 +61,12 @@ def test_kept_page_summaries_load_back_and_other_code_or_a_broken_file_loads_non
     path = tmp_path / PAGE_SUMMARIES
     path.with_suffix(".json").write_text("{}")  # an earlier version's file
     summaries = PageSummaries()
-    assert summaries.take(["k"], lambda at: SUMMARY) == [SUMMARY]
+    assert summaries.take(["k"], lambda ats: [SUMMARY] * len(ats)) == [SUMMARY]
     assert summaries.changed
     save_summaries(path, summaries)
     assert not path.with_suffix(".json").exists()
     loaded = load_summaries(path)
-    assert loaded.known == {"k": SUMMARY} and loaded.take(["k"], lambda at: None) == [SUMMARY] and not loaded.changed
+    assert loaded.known == {"k": SUMMARY} and loaded.take(["k"], lambda ats: [None] * len(ats)) == [SUMMARY] and not loaded.changed
     fields = [[value] for value in SUMMARY]
     path.write_bytes(pickle.dumps({"code": "other" + CODE, "keys": ["k"], "fields": fields}))
     assert load_summaries(path).known == {}
@@ -82,7 +82,7 @@ def test_kept_page_summaries_read_back_each_string_they_share_as_one(tmp_path):
     made = lambda: "".join(["guides/", "setup.md"])  # noqa: E731 (a new string each time)
     one, two = (SUMMARY._replace(linked=[made()], pair_paths=[made()]) for _ in "12")
     assert one.linked[0] is not two.linked[0]  # equal, made apart (as two results' JSON gives them)
-    summaries.take(["k1", "k2"], [one, two].__getitem__)
+    summaries.take(["k1", "k2"], lambda ats: [[one, two][at] for at in ats])
     save_summaries(path, summaries)
     known = load_summaries(path).known
     assert known == {"k1": one, "k2": two}
@@ -92,9 +92,11 @@ def test_kept_page_summaries_read_back_each_string_they_share_as_one(tmp_path):
 def test_outputs_known_by_no_digest_make_their_page_summary_each_time():
     summaries, made = PageSummaries({"k": SUMMARY}), []
     other = SUMMARY._replace(title="U")
-    # Made for each key unknown (once for a key met twice), each time for no key; found for a known key.
-    taken = summaries.take([None, "k", "new", None, "new"], lambda at: made.append(at) or (SUMMARY if at == 0 else other))
-    assert taken == [SUMMARY, SUMMARY, other, other, other] and made == [0, 2, 3]
+    # Made for each key unknown (once for a key met twice), each time for no key; found for a known key: asked of
+    # `make` at once.
+    taken = summaries.take([None, "k", "new", None, "new"],
+                           lambda ats: made.append(ats) or [SUMMARY if at == 0 else other for at in ats])  # fmt: skip
+    assert taken == [SUMMARY, SUMMARY, other, other, other] and made == [[0, 2, 3]]
     assert summaries.used == {"k": SUMMARY, "new": other}
 
 

@@ -2,6 +2,7 @@
 
 from pipeline.runtime import jsonio
 from pipeline.storage.results import StoredField, resolve_stored
+from pipeline.storage import store
 from pipeline.storage.store import open_store
 
 TEMPLATE = "<p>a \x000\x00 b</p>\n<p>\x001\x00</p>"  # holes are NUL-marked: SQLite's json_extract stops at a NUL
@@ -141,6 +142,21 @@ def test_released_outputs_are_read_again_and_a_page_read_holds_none(tmp_path):
     assert stored[7]["n"] == 6 and 7 in stored.texts  # read again from the store
     assert stored.read_once(9) == {"n": 8, "diagnostics": []} and 9 not in stored.texts
     assert stored.read_once(7)["n"] == 6  # one held is decoded from what is held
+
+
+def test_outputs_read_each_in_turn_come_a_batch_at_a_time_and_are_not_held(tmp_path, monkeypatch):
+    from pipeline.storage import results
+
+    monkeypatch.setattr(results, "OUTPUTS_READ_AT_ONCE", 3)
+    stored = _outputs(tmp_path, [{"n": i, "diagnostics": []} for i in range(10)])
+    stored[4]  # read before: decoded from what is held (marked here to tell it from the store's)
+    stored.texts[4] = stored.texts[4].replace('"n":3', '"n":"held"')
+    asked = [9, 2, 4, 7, 1, 10, 3]
+    statements = []
+    monkeypatch.setattr(results, "rows_for_ids", lambda conn, sql, ids, *rest: statements.append(ids) or
+                        store.rows_for_ids(conn, sql, ids, *rest))  # fmt: skip
+    assert [output["n"] for output in stored.read_each(asked)] == [8, 1, "held", 6, 0, 9, 2]
+    assert statements == [[9, 2], [7, 1, 10], [3]] and set(stored.texts) == {4}  # three at a time; none kept
 
 
 def test_a_field_left_in_the_store_stays_there_when_an_output_is_read_once(tmp_path):
