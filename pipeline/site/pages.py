@@ -203,6 +203,8 @@ def redirects(model: Model, taken: set[str]) -> list[Redirect]:
     """Redirects from frontmatter aliases and `redirects.yaml`; none may replace a page (`taken` URLs)."""
     found: dict[str, Redirect] = {}
     for page in model.articles:
+        if not page.aliases:  # most pages: their folder's URL is not made
+            continue
         folder = article_url(page.path, "index", page.lang, model.default_language)
         for alias in page.aliases:
             source = site_path(alias) if alias.startswith("/") else f"{folder}{url_slug(alias)}/"
