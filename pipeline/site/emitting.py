@@ -177,7 +177,8 @@ def render_files(
     changes = changes_since(previous.state, state, model, emitters)
     # A big tree changed (a page added, retitled): the article pages under its changed sections are planned too; the
     # changed articles' pages are digested, the others' parts of the tree alone (`PageJob.moved`), and only the pages
-    # whose digest changed are rendered. The other outputs (histories, sitemap, redirects) show no page's tree: they are told what changed.
+    # whose digest changed are rendered. The other outputs (histories, sitemap, redirects) show no page's tree: they
+    # are told what changed.
     digest_all = changes is not None and previous.state is not None and previous.state.sections != sections
     changed = _changed_sections(previous.state, navs) if digest_all else {}
     if digest_all:

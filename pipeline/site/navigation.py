@@ -111,11 +111,11 @@ def trees(model: Model, nav: list, categories: dict[str, list]) -> dict[str, Tre
         home = home_url(lang, model.default_language)
         pages = [page for page in model.articles if page.lang == lang and page.url != home]
         problems: list[str] = []
-        if not nav and any(_folders(page, lang, model.default_language) for page in pages):
-            result[lang] = FolderTree.of(pages, lang, home, model, categories.get(lang, []))
-            continue
         if nav:
             nodes = _named(nav, lang, model, problems)
+        elif any(_folders(page, lang, model.default_language) for page in pages):
+            result[lang] = FolderTree.of(pages, lang, home, model, categories.get(lang, []))  # places made as asked
+            continue
         else:
             nodes = _category_tree(pages, model.weights, categories.get(lang, []))
         places: dict[str, list[Place]] = {}

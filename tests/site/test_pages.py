@@ -208,3 +208,23 @@ def test_hostile_languages_and_redirect_targets_never_become_links_that_leave_th
     assert 'href="/javascript/' in trap and "url=/javascript/" in trap  # a path of the site, slugged
     assert "url=/evil.example/" in read(config.out_dir, "other-host/index.html")
     assert "url=https://example.org/x" in read(config.out_dir, "away/index.html")
+
+
+def test_recent_changes_keep_each_languages_newest_as_the_log_is_read_back(monkeypatch):
+    from types import SimpleNamespace
+
+    from pipeline.site import pages
+
+    monkeypatch.setattr(pages, "RECENT_LIMIT", 3)
+    log = [pages.Revision(f"{name}.md", f"t{number:02}", "x", None, "edited", name, f"{name}/")
+           for number, name in enumerate(["old.es", "a", "b", "a.es", "c", "d", "e", "b.es", "f"])]  # fmt: skip
+    model = SimpleNamespace(by_path=dict, languages=["en", "es", "de"], default_language="en")
+    newest = pages.recent_changes(model, log)
+    assert [revision.path for revision in newest["en"]] == ["f.md", "e.md", "d.md"]  # filled first: read on for es
+    assert [revision.path for revision in newest["es"]] == ["b.es.md", "a.es.md", "old.es.md"]
+    assert newest["de"] == []  # a language with no change: the whole log is read
+    looked, name_lang_slug = [], pages.name_lang_slug
+    monkeypatch.setattr(pages, "name_lang_slug", lambda path, default: looked.append(path) or name_lang_slug(path, default))
+    model.languages = ["en", "es"]  # both filled once "old.es" is read: the log is read back no further
+    assert pages.recent_changes(model, [log[0], *log])["es"][-1].path == "old.es.md"
+    assert looked == [revision.path for revision in reversed(log)]  # the oldest, first in the log, is never looked at
