@@ -17,7 +17,9 @@ import os
 import sqlite3
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from operator import itemgetter
+from typing import Callable
 
 from pipeline.content.article import Article
 from pipeline.incremental.job_reuse import (
@@ -111,7 +113,7 @@ def plan_round(
     results = {} if results is None else results
     with write(conn):
         reuse = _reuse(conn, specs, articles, wiki, digests or {}, cache, results)
-        rows, blobs, touched = _slices(reuse, wiki, workers, digests or {})
+        rows, existing, touched = _slices(reuse, wiki, workers, digests or {}, partial(_store_inputs, conn))
         keep_mentions(conn, wiki.results.values())  # what the read sets, own digests and selects searched for
         for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
             built = {key: value for key, value in wiki.memos(spec.plan.keep).items()
@@ -120,7 +122,7 @@ def plan_round(
                 save_stored_indexes(conn, spec, reuse.read_sets[spec.name][0], built)
             if spec.plan.keep_by_capture:
                 save_by_capture(conn, spec, wiki, reuse.by_capture[spec.name], reuse.current)
-        existing, missing = _insert_jobs(conn, rows, blobs, max_attempts, now)
+        missing = _insert_jobs(conn, rows, existing, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.new_jobs = len({capture_id for capture_id, *_ in missing})
         plan.jobs = reuse.jobs
@@ -130,9 +132,9 @@ def plan_round(
         # a title change, most of a read set's), not those just made.
         made = {existing[row[:4]] for row in missing}
         done = result_digests(conn, [job for job in (existing[row[:4]] for row in rows) if job not in made])
-        # Let go of the rows and inputs first: a memo written whole (a cold build's for
+        # Let go of the rows first: a memo written whole (a cold build's for
         # html) is the round's last big allocation, and was its peak of memory.
-        del rows, blobs, missing, existing
+        del rows, missing, existing
         saved = reuse.save(conn, plan.jobs, done, touched, results)
     if cache is not None:  # only once they are in the store: a transaction rolled back names jobs that never were
         for spec, read_set, entries, fresh in saved:
@@ -140,18 +142,23 @@ def plan_round(
     return plan
 
 
-def _insert_jobs(
-    conn: sqlite3.Connection, rows: list, blobs: dict, max_attempts: int, now: float
-) -> tuple[dict, list]:
-    """Create the job passes of `rows` that do not exist, with their inputs, and a job for each capture to run
-    its new ones; return (every row's identity -> its job pass id, the rows created)."""
+def _store_inputs(conn: sqlite3.Connection, rows: list, blobs: dict) -> dict[tuple, int]:
+    """Store the inputs (`blobs`: sha -> JSON) of the job passes of `rows` (one share's) that do not exist; return
+    those that do: (capture id, pass, version, fingerprint) -> job pass id. Called as each share's rows arrive, so
+    a round's inputs are never all held at once."""
     existing = _existing_passes(conn, rows)
-    missing = [row for row in rows if row[:4] not in existing]
     # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
     # blob is some row's input, so when every job is new (a cold build) all are.
-    needed = blobs.keys() if len(missing) == len(rows) else {
-        sha for row in missing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
+    needed = blobs.keys() if not existing else {
+        sha for row in rows if row[:4] not in existing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
     conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
+    return existing
+
+
+def _insert_jobs(conn: sqlite3.Connection, rows: list, existing: dict, max_attempts: int, now: float) -> list:
+    """Create the job passes of `rows` not `existing` (their inputs stored: `_store_inputs`), and a job for each
+    capture to run its new ones; add them to `existing` (identity -> job pass id) and return their rows."""
+    missing = [row for row in rows if row[:4] not in existing]
     by_capture: dict[int, list] = {}
     for row in missing:  # a capture's rows, in the order planned: a job runs its passes in that order
         by_capture.setdefault(row[0], []).append(row)
@@ -166,7 +173,7 @@ def _insert_jobs(
                VALUES (?, ?, ?, ?, ?, ?)""",
         [(job_of[row[0]], *row) for row in missing])  # fmt: skip
     existing.update(zip((row[:4] for row in missing), passes))
-    return existing, missing
+    return missing
 
 
 def _new_ids(conn: sqlite3.Connection, table: str, insert: str, values: list[tuple]) -> list[int]:
@@ -266,10 +273,14 @@ def _reuse(
     return reuse
 
 
-def _slices(reuse: _Reused, wiki: Wiki, workers: int, digests: Digests) -> tuple[list, dict, dict]:
-    """Every job's row (identity and inputs), the input blobs, and what the selects read of KEEP values
-    (pass -> capture id -> keys, for the passes that say: `TOUCHES`), computed by `workers` processes; and the own
-    digests of the passes with nothing to reuse (`_Reused.with_slices`), into `reuse`."""
+def _slices(
+    reuse: _Reused, wiki: Wiki, workers: int, digests: Digests, store: Callable[[list, dict], dict]
+) -> tuple[list, dict, dict]:
+    """Every job's row (identity and inputs), the job passes of those rows that exist (identity -> id), and what
+    the selects read of KEEP values (pass -> capture id -> keys, for the passes that say: `TOUCHES`), computed by
+    `workers` processes; and the own digests of the passes with nothing to reuse (`_Reused.with_slices`), into
+    `reuse`. Each process's input blobs go to `store` (its rows, its blobs -> the rows' passes that exist) as
+    they arrive."""
     todo = reuse.todo()
     shares = max(1, min(workers, len(todo) // MIN_JOBS_PER_PROCESS))
     if shares > 1:  # build the shared indexes (and searches) before forking, so no process builds them again
@@ -278,16 +289,18 @@ def _slices(reuse: _Reused, wiki: Wiki, workers: int, digests: Digests) -> tuple
         for spec in reuse.with_slices:
             own_digests_of(spec, reuse.articles[:1], wiki, digests)
     here = os.getpid()
+    # Every share in a forked process, each one's inputs stored as it arrives: this process grows by the rows alone
+    # (making them here, and then holding every input, was a cold build's peak of memory).
     parts = fork_map(lambda share: (_slices_of(todo[share::shares], wiki),
                                     _own_digests_of(todo[share::shares], reuse.with_slices, wiki, digests, here)),
-                     list(range(shares)))  # fmt: skip
+                     list(range(shares)), lambda part: _stored(part, store), here=False)  # fmt: skip
     rows = [None] * len(todo)
-    blobs: dict[str, str] = {}
+    existing: dict[tuple, int] = {}
     touched: dict[str, dict] = {}
     owns: dict[str, dict[int, str]] = {}
-    for share, ((share_rows, share_blobs, share_touched), (share_owns, made)) in enumerate(parts):
+    for share, ((share_rows, share_existing, share_touched), (share_owns, made)) in enumerate(parts):
         rows[share::shares] = share_rows  # back in `todo` order, whatever process computed a row
-        blobs.update(share_blobs)
+        existing.update(share_existing)
         for name, read in share_touched.items():
             touched.setdefault(name, {}).update(read)
         for name, column in share_owns.items():
@@ -296,7 +309,14 @@ def _slices(reuse: _Reused, wiki: Wiki, workers: int, digests: Digests) -> tuple
             wiki.add_entries(key, entries, count)
     for spec in reuse.with_slices:
         reuse.own_digests[spec.name] = [owns[spec.name][article.capture_id] for article in reuse.articles]
-    return rows, blobs, touched
+    return rows, existing, touched
+
+
+def _stored(part: tuple, store: Callable[[list, dict], dict]) -> tuple:
+    """A share's part of `_slices` with its blobs handed to `store` and let go: (rows, existing, touched) in place
+    of (rows, blobs, touched)."""
+    (rows, blobs, touched), owns = part
+    return (rows, store(rows, blobs), touched), owns
 
 
 def _own_digests_of(

@@ -1,5 +1,5 @@
-"""Run shares of one job in forked processes: `fork_map`'s first share here, `Later`'s all there, while
-this process does other work; `ForkedHelper`'s calls, given after the fork.
+"""Run shares of one job in forked processes: `fork_map`'s first share here (or there too), `Later`'s all
+there, while this process does other work; `ForkedHelper`'s calls, given after the fork.
 
 Forked children inherit everything already loaded (passes and their
 compiled contracts, the wiki index, the templates) without pickling it; only
@@ -50,17 +50,25 @@ class Afterwards(NamedTuple):
     then: Callable[[], None]
 
 
-def fork_map(function: Callable[[Share], Result], shares: list[Share]) -> list[Result]:
-    """`[function(share) for share in shares]`, the shares after the first in forked processes."""
+def fork_map(
+    function: Callable[[Share], Result], shares: list[Share], each: Callable[[Result], Any] | None = None,
+    here: bool = True,
+) -> list:
+    """`[function(share) for share in shares]`, the shares after the first in forked processes (the first too,
+    unless `here`: this process then grows by the results alone, not by what making them took). With `each`,
+    `[each(function(share)) for share in shares]`: each result is handed on as soon as it is made or read, in
+    order, so a big one need not be held while the next is read."""
+    each = each or (lambda result: result)
     if len(shares) <= 1 or not hasattr(os, "fork"):
-        return [function(share) for share in shares]
+        return [each(function(share)) for share in shares]
     _flush()  # or a child would print again what this process had not yet
-    children = [_start(function, share) for share in shares[1:]]
+    children = [_start(function, share) for share in shares[1 if here else 0:]]
     results = []
     try:
-        results.append(function(shares[0]))
+        if here:
+            results.append(each(function(shares[0])))
         while children:
-            results.append(_result(children.pop(0)))
+            results.append(each(_result(children.pop(0))))
         return results
     finally:
         _stop_all(children)  # those not read: this process raised (or was interrupted) first
@@ -230,13 +238,25 @@ def _received(pipe) -> bytes | None:
     return payload if len(payload) == int.from_bytes(size, "little") else None
 
 
-def _outcome(call: Callable[[], Result]) -> bytes:
-    """(True, what `call` returns) or (False, the ForkedError of what it raised), pickled: a forked call must
-    never fail silently."""
+def _called(call: Callable[[], Result]) -> tuple[bool, Any]:
+    """(True, what `call` returns) or (False, the ForkedError of what it raised): a forked call must never fail
+    silently."""
     try:
-        return pickle.dumps((True, call()), protocol=pickle.HIGHEST_PROTOCOL)
+        return True, call()
     except BaseException as exc:  # the parent raises it
-        return pickle.dumps((False, ForkedError(traceback.format_exc(), _as_data(exc))))
+        return False, _forked_error(exc)
+
+
+def _forked_error(exc: BaseException) -> ForkedError:
+    return ForkedError(traceback.format_exc(), _as_data(exc))
+
+
+def _outcome(call: Callable[[], Result]) -> bytes:
+    """`_called(call)`, pickled (or what pickling it raised)."""
+    try:
+        return pickle.dumps(_called(call), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:  # the result does not pickle
+        return pickle.dumps((False, _forked_error(exc)))
 
 
 def _as_data(exc: BaseException) -> BaseException | None:
@@ -248,29 +268,32 @@ def _as_data(exc: BaseException) -> BaseException | None:
     return exc if same else None
 
 
-def _opened(payload: bytes):
-    """What `_outcome` pickled: the call's result, else its ForkedError raised."""
-    ok, value = pickle.loads(payload)
-    if not ok:
-        raise value
-    return value
-
-
 def _start(function, share) -> tuple[int, int]:
-    """Fork a child that runs `function(share)` and writes (ok, result or traceback) to a pipe; (pid, read end)."""
+    """Fork a child that runs `function(share)` and writes (ok, result or traceback) to a pipe; (pid, read end).
+
+    The outcome is pickled into the pipe as it is made, not into bytes first: a big result (a round's planned
+    inputs) is then never held twice, here or there."""
     read, write = os.pipe()
     pid = os.fork()
     if pid:
         os.close(write)
         return pid, read
     os.close(read)  # the child: never returns, and leaves the parent's buffers and connections alone
-    payload = _outcome(lambda: function(share))
     try:
         with os.fdopen(write, "wb") as pipe:
-            pipe.write(payload)
+            _pickle_outcome(lambda: function(share), pipe)
         _flush()
     finally:
         os._exit(0)
+
+
+def _pickle_outcome(call: Callable[[], Result], pipe) -> None:
+    """`_called(call)`, pickled into `pipe`. A result that fails to pickle part way is reported on stderr: the
+    reader gets a pickle cut short, and says the process died before sending its result."""
+    try:
+        pickle.dump(_called(call), pipe, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        traceback.print_exc()
 
 
 def _flush() -> None:
@@ -284,11 +307,14 @@ def _flush() -> None:
 def _result(child: tuple[int, int]):
     pid, read = child
     with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
+        try:
+            ok, value = pickle.load(pipe)
+        except Exception:  # nothing came, or a pickle cut short: the process died (or its result did not pickle)
+            ok, value = False, ForkedError("a forked process died before sending its result")
     os.waitpid(pid, 0)
-    if not data:
-        raise ForkedError("a forked process died before sending its result")
-    return _opened(data)
+    if not ok:
+        raise value
+    return value
 
 
 def _stop_all(children: list[tuple[int, int]]) -> None:

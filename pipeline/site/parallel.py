@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from pipeline.runtime.forks import fork_map
+from pipeline.runtime.libc import give_back_memory
 
 MIN_PAGES_PER_PROCESS = 400  # below this, forking costs more than it saves
 CHUNK = 64  # even: runs start at an article page
@@ -19,6 +20,8 @@ CHUNK = 64  # even: runs start at an article page
 def render_pages(job, planned: list, writer, tick: Callable[[int], None], workers: int) -> dict[str, str]:
     """Render `planned` pages into `writer` (a SiteWriter); return page file -> digest of its inputs."""
     shares = max(1, min(workers, len(planned) // MIN_PAGES_PER_PROCESS))
+    if shares > 1:  # what making the model and planning the pages let go: the processes forked next start without it
+        give_back_memory()
 
     def render_share(share: int):
         before, linked, hashed = len(writer.files), writer.report.linked, len(writer.hashes)

@@ -43,6 +43,35 @@ def test_parallel_plan_equals_serial_plan(make_wiki, tmp_path, monkeypatch, work
     build(forked, workers=workers)
     assert _jobs(forked) == _jobs(serial)
     assert _own_digests(forked) == _own_digests(serial)  # made with the slices, in each process
+    assert _inputs(forked) == _inputs(serial)
+
+
+def _inputs(config) -> set[str]:
+    conn = open_store(config.state_db)
+    found = {sha for (sha,) in conn.execute("SELECT sha256 FROM job_inputs")}
+    conn.close()
+    return found
+
+
+def test_each_process_s_inputs_are_stored_as_they_arrive_and_only_its_own(make_wiki, monkeypatch):
+    """So a round's inputs are never all held at once (a cold 10k build's second round held 37 MB of them)."""
+    from pipeline.build import passes_for
+    from pipeline.passes.registry import rounds
+
+    config = make_wiki(FILES, search=False)
+    monkeypatch.setattr(planning, "MIN_JOBS_PER_PROCESS", 1)
+    stored, store = [], planning._store_inputs
+
+    def recorded(conn, rows, blobs):
+        stored.append((rows, set(blobs)))
+        return store(conn, rows, blobs)
+
+    monkeypatch.setattr(planning, "_store_inputs", recorded)
+    build(config, workers=2)
+    assert len(stored) == 2 * len(rounds(passes_for(config)))  # a call for each of the two processes of each round
+    for rows, blobs in stored:
+        assert blobs == {sha for row in rows for sha in json.loads(row[4]).values()}
+    assert {sha for _, blobs in stored for sha in blobs} == _inputs(config)
 
 
 def test_lazy_fields_stay_in_the_store_until_used(make_wiki):
@@ -121,7 +150,8 @@ def test_new_jobs_are_known_by_the_ids_the_store_gave_them(tmp_path, largest):
             conn.execute("INSERT INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, "
                          "inputs) VALUES (?, ?, 1, 'old', 1, 'f', '{}')", (largest, largest))  # fmt: skip
         rows = [(capture, name, 1, f"fp-{name}", "{}") for capture, name in ((1, "p"), (1, "q"), (2, "p"), (1, "r"))]
-        existing, missing = planning._insert_jobs(conn, rows, {}, 3, 0.0)
+        existing = {}
+        missing = planning._insert_jobs(conn, rows, existing, 3, 0.0)
     stored = {tuple(row[:4]): row[4] for row in conn.execute(
         "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM job_passes WHERE pass_name != 'old'")}
     jobs: dict[tuple, list] = {}

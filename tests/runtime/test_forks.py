@@ -1,6 +1,7 @@
 """fork_map, Later, Standby: work in forked processes, results in order, failures never silent."""
 
 import os
+import select
 import signal
 import sys
 
@@ -13,6 +14,35 @@ def test_results_come_back_in_order_from_other_processes():
     results = fork_map(lambda share: (share * share, os.getpid()), [1, 2, 3, 4])
     assert [square for square, _ in results] == [1, 4, 9, 16]
     assert results[0][1] == os.getpid() and len({pid for _, pid in results}) == 4
+
+
+def test_each_result_is_handed_on_before_the_next_is_read_and_every_share_may_run_elsewhere():
+    read, write = os.pipe()
+    handed = []
+
+    def share(number):
+        if number == 1:  # the second share's process waits for the first result to be handed on (not for ever)
+            assert select.select([read], [], [], 60)[0] and os.read(read, 1) == b"x"
+        return number, os.getpid()
+
+    def each(result):
+        handed.append(result[0])
+        os.write(write, b"x")
+        return result[0] * 10
+
+    try:
+        assert fork_map(share, [0, 1], each) == [0, 10]
+        assert handed == [0, 1]
+        forked = fork_map(lambda number: os.getpid(), [0, 1], here=False)
+        assert os.getpid() not in forked and len(set(forked)) == 2
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_a_result_that_does_not_pickle_is_reported():
+    with pytest.raises(ForkedError, match="died"):
+        fork_map(lambda share: (lambda: share) if share else 0, [0, 1])
 
 
 def _failing_on(number: int):
