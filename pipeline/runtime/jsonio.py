@@ -53,8 +53,13 @@ def loads(text: str | bytes):
 
 
 def save(path: Path, value) -> None:
-    """Write `value` as JSON at `path`, whole or not at all (`save_bytes`)."""
-    save_bytes(path, dumps(value).encode())
+    """Write `value` as JSON at `path`, whole or not at all (`save_bytes`); encoded straight to UTF-8, not through
+    a text: the site's records are megabytes."""
+    try:
+        data = orjson.dumps(value, default=as_json, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
+    except TypeError:
+        data = dumps(value).encode()
+    save_bytes(path, data)
 
 
 def save_bytes(path: Path, data: bytes) -> None:

@@ -65,7 +65,7 @@ class PageBody:
         return PageBody, (self.identity, None)
 
 
-@dataclass
+@dataclass(slots=True)  # one per article
 class ArticlePage:
     """One article as its page shows it; URLs are site-root-relative."""
 

@@ -160,7 +160,7 @@ def language_links(page: Planned, languages: tuple[Language, ...]) -> list[Langu
             for lang, name, home, home_title in languages]  # fmt: skip
 
 
-@dataclass
+@dataclass(slots=True)
 class Planned:
     """One HTML page to render."""
 
