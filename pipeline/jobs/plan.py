@@ -64,7 +64,7 @@ class Plan:
 
 
 class _Hasher:
-    """Canonical JSON and its sha256, computed once per shared object.
+    """Canonical JSON (UTF-8) and its sha256, computed once per shared object.
 
     Keeping a reference to every object seen pins its id(), so a freed object's
     id can never be reused by a different one while it is in the cache. `sweep`
@@ -81,11 +81,11 @@ class _Hasher:
         # 2 references: the cache's tuple and getrefcount's argument; anything more is a live holder.
         self.seen = {key: hit for key, hit in self.seen.items() if sys.getrefcount(hit[0]) > 2}
 
-    def __call__(self, value) -> tuple[str, str]:
+    def __call__(self, value) -> tuple[bytes, str]:
         hit = self.seen.get(id(value))
         if hit is None:
-            text = jsonio.dumps(value, sort_keys=True)
-            hit = (value, text, hashlib.sha256(text.encode()).hexdigest())
+            text = jsonio.compact(jsonio.encode(value, sort_keys=True))
+            hit = (value, text, hashlib.sha256(text).hexdigest())
             self.seen[id(value)] = hit
         return hit[1], hit[2]
 
@@ -143,7 +143,7 @@ def plan_round(
 
 
 def _store_inputs(conn: sqlite3.Connection, rows: list, blobs: dict) -> dict[tuple, int]:
-    """Store the inputs (`blobs`: sha -> JSON) of the job passes of `rows` (one share's) that do not exist; return
+    """Store the inputs (`blobs`: sha -> JSON, UTF-8) of the job passes of `rows` (one share's) that do not exist; return
     those that do: (capture id, pass, version, fingerprint) -> job pass id. Called as each share's rows arrive, so
     a round's inputs are never all held at once."""
     existing = _existing_passes(conn, rows)
@@ -151,7 +151,8 @@ def _store_inputs(conn: sqlite3.Connection, rows: list, blobs: dict) -> dict[tup
     # blob is some row's input, so when every job is new (a cold build) all are.
     needed = blobs.keys() if not existing else {
         sha for row in rows if row[:4] not in existing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
-    conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)", [(h, blobs[h]) for h in needed])
+    conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)",
+                     ((sha, blobs[sha].decode()) for sha in needed))  # as text: one at a time
     return existing
 
 

@@ -29,6 +29,22 @@ def dumps(value, *, sort_keys: bool = False) -> str:
         return json.dumps(value, default=as_json, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
 
 
+def encode(value, *, sort_keys: bool = False) -> bytes:
+    """`dumps`, as UTF-8 bytes: a text with a character beyond Latin-1 (an emoji, a CJK name) is held by
+    Python at 2 or 4 bytes a character, its UTF-8 at 1 to 4, and is not decoded and encoded again to be hashed.
+    orjson's bytes keep the whole buffer it wrote them in, however short: bytes to hold, copy (`compact`)."""
+    option = orjson.OPT_PASSTHROUGH_SUBCLASS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    try:
+        return orjson.dumps(value, default=as_json, option=option)
+    except TypeError:
+        return dumps(value, sort_keys=sort_keys).encode()
+
+
+def compact(data: bytes) -> bytes:
+    """A copy of `data` in an allocation of its own size (see `encode`)."""
+    return bytes(memoryview(data))
+
+
 def dumps_bytes(value) -> bytes:
     """Compact JSON as UTF-8 bytes, of plain lists, strings, numbers and nulls only: a big value
     (a packed plan memo) is not copied into a text and back."""
@@ -55,11 +71,7 @@ def loads(text: str | bytes):
 def save(path: Path, value) -> None:
     """Write `value` as JSON at `path`, whole or not at all (`save_bytes`); encoded straight to UTF-8, not through
     a text: the site's records are megabytes."""
-    try:
-        data = orjson.dumps(value, default=as_json, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
-    except TypeError:
-        data = dumps(value).encode()
-    save_bytes(path, data)
+    save_bytes(path, encode(value))
 
 
 def save_bytes(path: Path, data: bytes) -> None:

@@ -115,7 +115,7 @@ def test_the_slice_hasher_unpins_what_only_it_holds():
     hasher.sweep()
     assert [hit[0] for hit in hasher.seen.values()] == [shared]
     for number in range(200):  # freed dicts' addresses come back at once: each must hash as itself
-        assert hasher({"n": number})[0] == jsonio.dumps({"n": number}, sort_keys=True)
+        assert hasher({"n": number})[0] == jsonio.dumps({"n": number}, sort_keys=True).encode()
         hasher.sweep()
 
 
