@@ -26,6 +26,7 @@ from pipeline.incremental.job_reuse import (
     Digests, PlanCache, reuse_across, load_memo, own_digests_of, result_digests, save_memo, read_set_of,
 )
 from pipeline.incremental.kept_indexes import load_by_capture, load_stored_indexes, save_by_capture, save_stored_indexes
+from pipeline.jobs.job_rows import insert_jobs, store_inputs
 from pipeline.jobs.queue import PASS_ERROR
 from pipeline.passes.base import Wiki
 from pipeline.passes.contract import PassSpec
@@ -35,7 +36,6 @@ from pipeline.storage.results import ResultFacts, StoredOutputs, keep_mentions
 from pipeline.storage.store import db_path, write
 
 
-MAX_ROWID = 2**63 - 1
 MIN_JOBS_PER_PROCESS = 4000  # below this, forking costs more than planning in one process
 # A kept memo that entries were made again in (`Wiki.made`) is kept again once there are this many: each build in
 # the same read set makes those again, and keeping a memo of every article at each edit would cost more.
@@ -113,7 +113,7 @@ def plan_round(
     results = {} if results is None else results
     with write(conn):
         reuse = _reuse(conn, specs, articles, wiki, digests or {}, cache, results)
-        rows, existing, touched = _slices(reuse, wiki, workers, digests or {}, partial(_store_inputs, conn))
+        rows, existing, touched = _slices(reuse, wiki, workers, digests or {}, partial(store_inputs, conn))
         keep_mentions(conn, wiki.results.values())  # what the read sets, own digests and selects searched for
         for spec in specs:  # the indexes built this round: by selects, own digests or AFFECTED
             built = {key: value for key, value in wiki.memos(spec.plan.keep).items()
@@ -122,7 +122,7 @@ def plan_round(
                 save_stored_indexes(conn, spec, reuse.read_sets[spec.name][0], built)
             if spec.plan.keep_by_capture:
                 save_by_capture(conn, spec, wiki, reuse.by_capture[spec.name], reuse.current)
-        missing = _insert_jobs(conn, rows, existing, max_attempts, now)
+        missing = insert_jobs(conn, rows, existing, max_attempts, now)
         plan.created = [(capture_id, name) for capture_id, name, *_ in missing]
         plan.new_jobs = len({capture_id for capture_id, *_ in missing})
         plan.jobs = reuse.jobs
@@ -140,56 +140,6 @@ def plan_round(
         for spec, read_set, entries, fresh in saved:
             cache.remember(spec, read_set, entries, fresh=fresh)
     return plan
-
-
-def _store_inputs(conn: sqlite3.Connection, rows: list, blobs: dict) -> dict[tuple, int]:
-    """Store the inputs (`blobs`: sha -> JSON, UTF-8) of the job passes of `rows` (one share's) that do not exist; return
-    those that do: (capture id, pass, version, fingerprint) -> job pass id. Called as each share's rows arrive, so
-    a round's inputs are never all held at once."""
-    existing = _existing_passes(conn, rows)
-    # Jobs that exist already have their inputs stored: only new jobs' inputs need writing. Every
-    # blob is some row's input, so when every job is new (a cold build) all are.
-    needed = blobs.keys() if not existing else {
-        sha for row in rows if row[:4] not in existing for sha in jsonio.loads(row[4]).values()}  # fmt: skip
-    conn.executemany("INSERT OR IGNORE INTO job_inputs (sha256, json) VALUES (?, ?)",
-                     ((sha, blobs[sha].decode()) for sha in needed))  # as text: one at a time
-    return existing
-
-
-def _insert_jobs(conn: sqlite3.Connection, rows: list, existing: dict, max_attempts: int, now: float) -> list:
-    """Create the job passes of `rows` not `existing` (their inputs stored: `_store_inputs`), and a job for each
-    capture to run its new ones; add them to `existing` (identity -> job pass id) and return their rows."""
-    missing = [row for row in rows if row[:4] not in existing]
-    by_capture: dict[int, list] = {}
-    for row in missing:  # a capture's rows, in the order planned: a job runs its passes in that order
-        by_capture.setdefault(row[0], []).append(row)
-    jobs = _new_ids(conn, "processing_jobs",
-        """INSERT INTO processing_jobs (capture_id, pass_name, pass_version, input_fingerprint, inputs,
-               max_attempts, created_at) VALUES (?, ?, 0, ?, '{}', ?, ?)""",
-        [(capture_id, ",".join(row[1] for row in job_rows), _job_fingerprint(job_rows), max_attempts, now)
-         for capture_id, job_rows in by_capture.items()])  # fmt: skip
-    job_of = dict(zip(by_capture, jobs))
-    passes = _new_ids(conn, "job_passes",
-        """INSERT INTO job_passes (job_id, capture_id, pass_name, pass_version, input_fingerprint, inputs)
-               VALUES (?, ?, ?, ?, ?, ?)""",
-        [(job_of[row[0]], *row) for row in missing])  # fmt: skip
-    existing.update(zip((row[:4] for row in missing), passes))
-    return missing
-
-
-def _new_ids(conn: sqlite3.Connection, table: str, insert: str, values: list[tuple]) -> list[int]:
-    """Insert `values` into `table` (in the caller's write transaction); return the new rows' ids, in order."""
-    (before,) = conn.execute(f"SELECT ifnull(max(id), 0) FROM {table}").fetchone()
-    if before + len(values) <= MAX_ROWID:  # SQLite gives each row the largest id so far plus one
-        conn.executemany(insert, values)
-        return list(range(before + 1, before + 1 + len(values)))
-    return [conn.execute(insert, value).lastrowid for value in values]  # it picks ids at random past the largest
-
-
-def _job_fingerprint(rows: list[tuple]) -> str:
-    """A job's identity beyond its capture: its passes' (name, version, fingerprint)."""
-    identities = "|".join(f"{name}:{version}:{digest}" for _, name, version, digest, _ in rows)
-    return hashlib.sha256(identities.encode()).hexdigest()
 
 
 @dataclass
@@ -355,26 +305,6 @@ def _slices_of(todo: list[tuple[Article, PassSpec]], wiki: Wiki) -> tuple[list, 
         inputs = jsonio.dumps(shas, sort_keys=True)
         rows.append((article.capture_id, spec.name, spec.version, fingerprint(article, shas), inputs))
     return rows, blobs, touched
-
-
-def _existing_passes(conn: sqlite3.Connection, rows: list[tuple]) -> dict[tuple, int]:
-    """(capture id, pass, version, fingerprint) -> job pass id of the job passes of `rows` that exist.
-
-    The identities go to a temporary table joined with the job passes' unique index, so only those
-    asked for are read: reading every job pass of each pass (one per article, more with each
-    change) cost a title change far more than looking up the identities it asks for.
-    """
-    conn.execute(
-        """CREATE TEMP TABLE IF NOT EXISTS wanted_passes
-               (capture_id INTEGER, pass_name TEXT, pass_version INTEGER, input_fingerprint TEXT)"""
-    )
-    conn.execute("DELETE FROM wanted_passes")
-    conn.executemany("INSERT INTO wanted_passes VALUES (?, ?, ?, ?)", [row[:4] for row in rows])
-    found = conn.execute(
-        """SELECT w.capture_id, w.pass_name, w.pass_version, w.input_fingerprint, p.id FROM wanted_passes w
-           JOIN job_passes p USING (capture_id, pass_name, pass_version, input_fingerprint)"""
-    )
-    return {tuple(row[:4]): row[4] for row in found}
 
 
 def load_results(

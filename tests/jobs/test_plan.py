@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.build import build
 from pipeline.jobs import plan as planning
-from pipeline.storage.store import open_store, write
+from pipeline.storage.store import open_store
 
 FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}]] and Article {i + 2}.\n" for i in range(12)}
 
@@ -60,13 +60,13 @@ def test_each_process_s_inputs_are_stored_as_they_arrive_and_only_its_own(make_w
 
     config = make_wiki(FILES, search=False)
     monkeypatch.setattr(planning, "MIN_JOBS_PER_PROCESS", 1)
-    stored, store = [], planning._store_inputs
+    stored, store = [], planning.store_inputs
 
     def recorded(conn, rows, blobs):
         stored.append((rows, set(blobs)))
         return store(conn, rows, blobs)
 
-    monkeypatch.setattr(planning, "_store_inputs", recorded)
+    monkeypatch.setattr(planning, "store_inputs", recorded)
     build(config, workers=2)
     assert len(stored) == 2 * len(rounds(passes_for(config)))  # a call for each of the two processes of each round
     for rows, blobs in stored:
@@ -117,50 +117,6 @@ def test_the_slice_hasher_unpins_what_only_it_holds():
     for number in range(200):  # freed dicts' addresses come back at once: each must hash as itself
         assert hasher({"n": number})[0] == jsonio.dumps({"n": number}, sort_keys=True).encode()
         hasher.sweep()
-
-
-def test_existing_job_passes_are_found_by_their_identity_and_no_others_are_read(make_wiki):
-    """A replan asks for the job passes it needs; reading every one of each pass grew with every change ever made."""
-    config = make_wiki(FILES, search=False)
-    build(config, workers=1)
-    conn = open_store(config.state_db)
-    try:
-        jobs = [tuple(row) for row in conn.execute(
-            "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM job_passes ORDER BY id")]
-        asked = [job[:4] for job in jobs[::7]] + [(jobs[0][0], jobs[0][1], jobs[0][2], "not-a-fingerprint")]
-        with write(conn):
-            found = planning._existing_passes(conn, asked)
-    finally:
-        conn.close()
-    assert len(jobs) > 2 * len(found) > 0
-    assert found == {job[:4]: job[4] for job in jobs[::7]}
-
-
-@pytest.mark.parametrize("largest", [None, 2**63 - 1])
-def test_new_jobs_are_known_by_the_ids_the_store_gave_them(tmp_path, largest):
-    """Counted on from the largest id before (SQLite's usual ids), else, when the largest id is taken and
-    SQLite picks others, asked for row by row. A capture's new passes make one job."""
-    conn = open_store(tmp_path / "state.db")
-    with write(conn):
-        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
-        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('b.md', 'y', 'file', 0, 'now')")
-        if largest is not None:
-            conn.execute("INSERT INTO processing_jobs (id, capture_id, pass_name, pass_version, input_fingerprint, "
-                         "max_attempts, created_at) VALUES (?, 1, 'old', 1, 'f', 3, 0)", (largest,))  # fmt: skip
-            conn.execute("INSERT INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, "
-                         "inputs) VALUES (?, ?, 1, 'old', 1, 'f', '{}')", (largest, largest))  # fmt: skip
-        rows = [(capture, name, 1, f"fp-{name}", "{}") for capture, name in ((1, "p"), (1, "q"), (2, "p"), (1, "r"))]
-        existing = {}
-        missing = planning._insert_jobs(conn, rows, existing, 3, 0.0)
-    stored = {tuple(row[:4]): row[4] for row in conn.execute(
-        "SELECT capture_id, pass_name, pass_version, input_fingerprint, id FROM job_passes WHERE pass_name != 'old'")}
-    jobs: dict[tuple, list] = {}
-    for capture, names, name in conn.execute("SELECT j.capture_id, j.pass_name, p.pass_name FROM processing_jobs j "
-                                             "JOIN job_passes p ON p.job_id = j.id WHERE j.pass_name != 'old'"):
-        jobs.setdefault((capture, names), []).append(name)
-    conn.close()
-    assert existing == stored and len(stored) == len(missing) == 4
-    assert {job: sorted(names) for job, names in jobs.items()} == {(1, "p,q,r"): ["p", "q", "r"], (2, "p"): ["p"]}
 
 
 def test_a_rounds_new_jobs_are_made_article_by_article_in_pass_order(make_wiki):
