@@ -239,11 +239,11 @@ def _slices(
             spec.select(article, wiki)
         for spec in reuse.with_slices:
             own_digests_of(spec, reuse.articles[:1], wiki, digests)
-    here = os.getpid()
+    parent = os.getpid()
     # Every share in a forked process, each one's inputs stored as it arrives: this process grows by the rows alone
     # (making them here, and then holding every input, was a cold build's peak of memory).
     parts = fork_map(lambda share: (_slices_of(todo[share::shares], wiki),
-                                    _own_digests_of(todo[share::shares], reuse.with_slices, wiki, digests, here)),
+                                    _own_digests_of(todo[share::shares], reuse.with_slices, wiki, digests, parent)),
                      list(range(shares)), lambda part: _stored(part, store), here=False)  # fmt: skip
     rows = [None] * len(todo)
     existing: dict[tuple, int] = {}

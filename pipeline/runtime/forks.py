@@ -292,7 +292,7 @@ def _pickle_outcome(call: Callable[[], Result], pipe) -> None:
     reader gets a pickle cut short, and says the process died before sending its result."""
     try:
         pickle.dump(_called(call), pipe, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:
+    except (pickle.PicklingError, TypeError, AttributeError):  # what does not pickle (not a pipe whose reader left)
         traceback.print_exc()
 
 

@@ -7,13 +7,14 @@ from pipeline.build import build
 from pipeline.jobs import job_rows
 from pipeline.storage.store import open_store, write
 
-FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}]] and Article {i + 2}.\n" for i in range(12)}
+FILES = {f"a{i:02}.md": f"---\ntitle: Article {i}\n---\nSee [[a{(i + 1) % 12:02}]].\n" for i in range(12)}
+CAPTURE = "INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES (?, ?, 'file', 0, 'now')"
 
 
 def test_only_the_inputs_of_job_passes_that_do_not_exist_are_stored(tmp_path):
     conn = open_store(tmp_path / "state.db")
     with write(conn):
-        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
+        conn.execute(CAPTURE, ("a.md", "x"))
         conn.execute("INSERT INTO processing_jobs (id, capture_id, pass_name, pass_version, input_fingerprint, "
                      "max_attempts, created_at) VALUES (7, 1, 'p', 1, 'f', 3, 0)")  # fmt: skip
         conn.execute("INSERT INTO job_passes (id, job_id, capture_id, pass_name, pass_version, input_fingerprint, "
@@ -50,8 +51,8 @@ def test_new_jobs_are_known_by_the_ids_the_store_gave_them(tmp_path, largest):
     SQLite picks others, asked for row by row. A capture's new passes make one job."""
     conn = open_store(tmp_path / "state.db")
     with write(conn):
-        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('a.md', 'x', 'file', 0, 'now')")
-        conn.execute("INSERT INTO captures (path, sha256, kind, size, captured_at) VALUES ('b.md', 'y', 'file', 0, 'now')")
+        conn.execute(CAPTURE, ("a.md", "x"))
+        conn.execute(CAPTURE, ("b.md", "y"))
         if largest is not None:
             conn.execute("INSERT INTO processing_jobs (id, capture_id, pass_name, pass_version, input_fingerprint, "
                          "max_attempts, created_at) VALUES (?, 1, 'old', 1, 'f', 3, 0)", (largest,))  # fmt: skip
