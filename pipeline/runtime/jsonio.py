@@ -16,15 +16,18 @@ from pathlib import Path
 import orjson
 
 
+# orjson's options, by `sort_keys`.
+OPTIONS = (orjson.OPT_PASSTHROUGH_SUBCLASS, orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_SORT_KEYS)
+
+
 def dumps(value, *, sort_keys: bool = False) -> str:
     """Compact JSON; with `sort_keys`, canonical (equal values give equal text), for hashing.
 
     A value with an `as_json()` method, even a str, is written as what that returns: a
     text held in the store is written as where it is held (`pipeline.storage.text_refs`).
     """
-    option = orjson.OPT_PASSTHROUGH_SUBCLASS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
-        return orjson.dumps(value, default=as_json, option=option).decode()
+        return orjson.dumps(value, default=as_json, option=OPTIONS[sort_keys]).decode()
     except TypeError:
         return json.dumps(value, default=as_json, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
 
@@ -33,9 +36,8 @@ def encode(value, *, sort_keys: bool = False) -> bytes:
     """`dumps`, as UTF-8 bytes: a text with a character beyond Latin-1 (an emoji, a CJK name) is held by
     Python at 2 or 4 bytes a character, its UTF-8 at 1 to 4, and is not decoded and encoded again to be hashed.
     orjson's bytes keep the whole buffer it wrote them in, however short: bytes to hold, copy (`compact`)."""
-    option = orjson.OPT_PASSTHROUGH_SUBCLASS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
-        return orjson.dumps(value, default=as_json, option=option)
+        return orjson.dumps(value, default=as_json, option=OPTIONS[sort_keys])
     except TypeError:
         return dumps(value, sort_keys=sort_keys).encode()
 

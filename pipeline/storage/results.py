@@ -96,6 +96,7 @@ ResultFacts = dict[int, tuple]  # job id -> (sha256 of its result's JSON, whethe
 
 REPORTS_READ_AT_ONCE = 1000
 OUTPUTS_READ_AT_ONCE = 1000  # outputs read by one statement by `StoredOutputs.read_each`
+OUTPUTS_OF_JOBS = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"  # (`rows_for_ids`)
 
 
 def stored_diagnostics(
@@ -109,8 +110,7 @@ def stored_diagnostics(
         asked = [job_id for _, job_id in chunk if job_id not in texts]
         sql = "SELECT job_id, diagnostics FROM result_diagnostics WHERE job_id IN ({ids})"
         kept = dict(rows_for_ids(reader(db), sql, asked))
-        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
-        read = dict(rows_for_ids(reader(db), sql, [job_id for job_id in asked if job_id not in kept]))
+        read = dict(rows_for_ids(reader(db), OUTPUTS_OF_JOBS, [job_id for job_id in asked if job_id not in kept]))
         for capture_id, job_id in chunk:
             if job_id in kept:
                 yield capture_id, jsonio.loads(kept[job_id])
@@ -172,10 +172,10 @@ class StoredOutputs(Mapping):
     def read_each(self, capture_ids: list[int]) -> Iterator[dict]:
         """`read_once` of each of `capture_ids` (each has an output) in turn, read a batch at a time: a cold
         build's page summaries read three outputs of every article, a statement each took a third of the time."""
-        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
         for start in range(0, len(capture_ids), OUTPUTS_READ_AT_ONCE):
             jobs = [self.jobs[capture_id] for capture_id in capture_ids[start : start + OUTPUTS_READ_AT_ONCE]]
-            read = dict(rows_for_ids(reader(self.db), sql, [job_id for job_id in jobs if job_id not in self.texts]))
+            unread = [job_id for job_id in jobs if job_id not in self.texts]
+            read = dict(rows_for_ids(reader(self.db), OUTPUTS_OF_JOBS, unread))
             for job_id in jobs:
                 yield self._decoded(job_id, read[job_id] if job_id in read else self.texts[job_id])
 
@@ -186,8 +186,7 @@ class StoredOutputs(Mapping):
 
     def _read(self, job_ids: list[int]) -> None:
         unread = [job_id for job_id in job_ids if job_id not in self.texts]
-        sql = "SELECT job_id, output FROM processing_results WHERE job_id IN ({ids})"
-        self.texts.update(rows_for_ids(reader(self.db), sql, unread))
+        self.texts.update(rows_for_ids(reader(self.db), OUTPUTS_OF_JOBS, unread))
 
     def release(self) -> None:
         """Let go of the outputs read so far: the next use of each reads it again."""
