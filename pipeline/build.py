@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from pipeline.config import Config, worker_count
-from pipeline.content.article import Article
-from pipeline.content.capture import CaptureReport, capture_content, read_ahead
+from pipeline.content.capture import CaptureReport, capture_content
 from pipeline.content.facts import LOG_KEPT, Change, Facts, fact_sources, gather, read_data_files
 from pipeline.content.scan import require_content_folder
 from pipeline.diagnostics import Diagnostic, collect, listed, listed_for
@@ -27,7 +26,7 @@ from pipeline.incremental.build_stamp import (
 )
 from pipeline.incremental.code_digest import code_digest
 from pipeline.jobs.context import BuildContext
-from pipeline.jobs.helper_loading import scan_then_load
+from pipeline.jobs.helper_loading import FEW_CHANGED, scan_then_load
 from pipeline.jobs.report import ProcessReport
 from pipeline.passes.base import Wiki
 from pipeline.passes.contract import PassSpec
@@ -62,6 +61,7 @@ def build(
     config: Config, *, workers: int | None = None, site: bool = False, progress: Progress = SILENT, reuse: bool = True,
     written: Callable[[], None] = lambda: None, build_cache: BuildCache | None = None, search_later: BackgroundIndex | None = None,
     info: bool = True, force: bool = False, wait: bool = True, looked: ForkedHelper | None = None,
+    scanning: ForkedHelper | None = None,
 ) -> BuildReport:
     """capture -> plan -> work, for every round -> render (with `site`) -> report.
 
@@ -77,13 +77,14 @@ def build(
     A build that writes the site refuses an output folder it must not write (`site.output`; a non-empty one
     `pipeline` did not write, unless `force`), and holds the wiki's build lock (`build_lock`: without
     `wait`, BuildBusy when another build holds it). A full disk is a UserError naming the path.
-    `looked`: a process a command line forked at its start, looking for the last site's files (`site.look_ahead`).
+    `looked`: a process a command line forked at its start, looking for the last site's files (`site.look_ahead`);
+    `scanning`: the build's helper, forked then too, scanning the content folder (`commands.build.scan_ahead`).
     """
     require_content_folder(config.content_dir)  # a build that fails so makes nothing in the state folder
     if search_later is not None:
         search_later.stop()  # before the lock: its run holds a share of it
     options = dict(workers=workers, site=site, progress=progress, reuse=reuse, written=written, build_cache=build_cache,
-                   search_later=search_later, info=info, looked=looked)  # fmt: skip
+                   search_later=search_later, info=info, looked=looked, scanning=scanning)  # fmt: skip
     with disk_full_is_an_error([config.out_dir, config.state_dir] if site else [config.state_dir]):
         if not site:
             return _build(config, **options)
@@ -119,7 +120,7 @@ def collector_paused():
 def _build(
     config: Config, *, workers: int | None, site: bool, progress: Progress, reuse: bool,
     written: Callable[[], None], build_cache: BuildCache | None, search_later: BackgroundIndex | None, info: bool,
-    looked: ForkedHelper | None,
+    looked: ForkedHelper | None, scanning: ForkedHelper | None,
 ) -> BuildReport:
     """`build`, once the output folder is known safe and the lock held: one line per stage."""
     started = time.perf_counter()
@@ -129,13 +130,13 @@ def _build(
     # the passes, then lists the diagnostics while it renders; the other looks for the last site's files (one
     # lookup each), asked for when a build may be skipped, else when it renders: it gives way to the others.
     looked = looked if checked else None  # a look the build does not ask for is ended unread
-    with ForkedHelper(forked=count > 1 and build_cache is None) as helper, \
+    with scanning or ForkedHelper(forked=count > 1 and build_cache is None) as helper, \
             looked or ForkedHelper(forked=checked, nice=10) as checker, closing(open_store(config.state_db)) as conn:  # fmt: skip
         context = BuildContext(config, conn, [], count, site, helper, progress, build_cache, info=info, written=written,
                                search_later=search_later)  # fmt: skip
         try:
-            intact = start_helpers(context, checker, checked, looked is not None)
-            captured, read = capture(context)
+            intact = start_helpers(context, checker, checked, looked is not None, scanning is not None)
+            captured = capture(context, intact)
             stamp, data_files = stamp_build(context, captured)
             last = load_last(config, context.kind, stamp, info) if reuse else None
             if last and (not site or (intact().intact and not search_pending(config))):
@@ -144,7 +145,7 @@ def _build(
             last_render = start_work(context)
             gathered = gather(conn, config.content_dir, captured.current, config.state_dir / LOG_KEPT, data_files,
                               captured.git)
-            processed = process(context, gathered, read)
+            processed = process(context, gathered)
             listing = list_diagnostics(context, processed, captured, stamp)
             rendered = render(context, processed.wiki, gathered.log, intact(), last_render) if site else None
             finish(context, stamp, processed, listing, rendered)
@@ -153,22 +154,27 @@ def _build(
     return BuildReport(captured, processed, time.perf_counter() - started, rendered)
 
 
-def start_helpers(context: BuildContext, checker: ForkedHelper, checked: bool, looked: bool) -> Callable[[], LastSite]:
+def start_helpers(
+    context: BuildContext, checker: ForkedHelper, checked: bool, looked: bool, scanning: bool,
+) -> SiteCheck:
     """Start the forked helpers: one scans the content folder (and for an edit loads what its jobs need:
-    `helper_loading`), the other (when `checked`) looks for the last site's files, or (`looked`) goes on from the
-    look it was given at the command line's start; return how to ask the second whether they are all there."""
-    context.helper.start(scan_then_load, context.config, db_path(context.conn))
-    if not checked:
-        return lambda: LastSite(False)
-    return SiteCheck(context.config, checker, looked)
+    `helper_loading`; unless `scanning`, under way since the command line's start), the other (when `checked`)
+    looks for the last site's files, or (`looked`) goes on from the look it was given at the command line's start;
+    return how to ask the second whether they are all there."""
+    if not scanning:
+        context.helper.start(scan_then_load, context.config, db_path(context.conn))
+    return SiteCheck(context.config, checker, looked, needed=checked)
 
 
-def capture(context: BuildContext) -> tuple[CaptureReport, dict[int, Article]]:
-    """Load the passes, then capture the content folder the forked helper scanned; with the last build's
-    articles, read meanwhile."""
+def capture(context: BuildContext, intact: SiteCheck) -> CaptureReport:
+    """Load the passes, then capture the content folder the forked helper scanned meanwhile. A scan that found many
+    files changed (a fresh checkout's, in CI) makes a long capture: the look for the last site's files is answered
+    first (`intact`), so that those missing (CI's empty output folder) are put back while the capture reads."""
     context.specs = passes_for(context.config)
-    read = read_ahead(context.conn, context.helper.ready)  # the last build's articles, while the forked helper scans
-    return capture_content(context.conn, context.config, workers=context.workers, scanned=context.helper.result), read
+    scan = context.helper.result()
+    if len(scan.unvouched) > FEW_CHANGED:
+        intact.settle()
+    return capture_content(context.conn, context.config, workers=context.workers, scanned=lambda: scan)
 
 
 def start_work(context: BuildContext) -> LastRender | None:
@@ -190,12 +196,12 @@ def stamp_build(context: BuildContext, captured: CaptureReport) -> tuple[str, di
     return build_stamp(config, context.specs, sources, captured, context.site), data_files
 
 
-def process(context: BuildContext, gathered: Facts, read: dict[int, Article]) -> ProcessReport:
+def process(context: BuildContext, gathered: Facts) -> ProcessReport:
     """Every round of passes (`jobs/rounds.py`): its planning code loads here, as a build with nothing to do
     plans nothing."""
     from pipeline.jobs.rounds import run_rounds
 
-    return run_rounds(context, gathered, read)
+    return run_rounds(context, gathered)
 
 
 def finish(

@@ -1,10 +1,14 @@
 """The build script: what it leaves behind in the process that ran it."""
 
+import dataclasses
 import gc
 import json
+import os
 import shutil
 
 from conftest import folder_hashes
+from pipeline import build as build_module
+from pipeline import site
 from pipeline.build import build
 from pipeline.incremental.build_cache import BuildCache
 from pipeline.jobs import plan
@@ -261,3 +265,20 @@ def test_a_build_with_nothing_to_do_loads_no_planning_or_work_code(make_wiki):
               for _ in range(2)]  # fmt: skip
     assert builds[0].startswith("False [") and builds[0] != "False []"  # the first build planned and worked
     assert builds[1] == "True []"
+
+
+def test_a_build_that_reads_every_file_again_has_missing_site_files_put_back_meanwhile(make_wiki, monkeypatch):
+    """A CI build: the state restored, the output folder empty, every file's time changed by the checkout."""
+    config = dataclasses.replace(make_wiki({f"n{i}.md": f"# Note {i}\n\nBody {i}.\n" for i in range(70)}), search=False)
+    build(config, site=True)
+    shutil.rmtree(config.out_dir)
+    for path in config.content_dir.iterdir():
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))
+    order = []
+    settle, capture_content = site.SiteCheck.settle, build_module.capture_content
+    monkeypatch.setattr(site.SiteCheck, "settle", lambda check: order.append("settle") or settle(check))
+    capturing = lambda *args, **options: order.append("capture") or capture_content(*args, **options)  # noqa: E731
+    monkeypatch.setattr(build_module, "capture_content", capturing)
+    report = build(config, site=True)
+    assert order == ["settle", "capture"]  # the look answered before the capture reads the 70 files
+    assert report.site.put_back == report.site.unchanged > 70 and not report.site.written

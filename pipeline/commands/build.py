@@ -1,18 +1,27 @@
 """`pipeline build`: capture, plan, work, render and report.
 
-The build's code is loaded once the command line is read, after a process is forked to look for the last site's
-files meanwhile (`site.look_ahead`): a build with nothing to do would wait for that look.
+The build's code is loaded once the command line is read, after two processes are forked: the build's helper,
+scanning the content folder (`scan_ahead`), and one looking for the last site's files (`site.look_ahead`). A build
+with nothing to do waits for both, and would otherwise start them only once its code is loaded.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from functools import partial
+from typing import TYPE_CHECKING, Callable
 
 from pipeline.commands.check import add_check_options, report_diagnostics
 from pipeline.commands.options import add_state, config_from
+from pipeline.config import Config, worker_count
 from pipeline.runtime.build_lock import BUSY_STATUS
 from pipeline.runtime.console import progress_for
+from pipeline.runtime.forks import Afterwards, ForkedHelper
 from pipeline.site import look_ahead
+
+if TYPE_CHECKING:
+    from pipeline.content.scan import Scan
 
 
 def register(subparsers) -> None:
@@ -38,16 +47,43 @@ def add_build_options(parser) -> None:
 
 def run(args) -> int:
     config = config_from(args)
-    with look_ahead(config) as looked:
+    with scan_ahead(config, args.workers) as scanning, look_ahead(config) as looked:
         from pipeline.build import build
 
         report = build(
             config, workers=args.workers, site=True, progress=progress_for(sys.stdout), info=args.info,
-            force=args.force, wait=args.wait, looked=looked,
+            force=args.force, wait=args.wait, looked=looked, scanning=scanning,
         )  # fmt: skip
     status = report_site(args, config, report)
     print(summary_line(report))
     return status
+
+
+def scan_ahead(config: Config, workers: int | None) -> ForkedHelper:
+    """The build's helper process (`ForkedHelper`; none for a build in one process), forked now with its scan of the
+    content folder under way (`helper_loading.scan_then_load`). The store is read only if it exists: before the
+    build's checks, nothing is made in the state folder. A capture recorded before the build takes the scan (another
+    build's, while this one waits for the lock) makes it scan again (`capture_content`)."""
+    helper = ForkedHelper(forked=worker_count(config, workers) > 1)
+    helper.start(_scan, config, str(config.state_db) if config.state_db.is_file() else None)
+    return helper
+
+
+def _scan(config: Config, db: str | None) -> Scan | Afterwards:
+    """`scan_then_load`, whose code loads in the forked process: this one forks before loading it. When the scan
+    leaves the helper more to load (an edit's), the build's code loads first: the helper works the edit's jobs and
+    lists its diagnostics with it, as a helper forked once this process had loaded it."""
+    from pipeline.jobs.helper_loading import scan_then_load
+
+    made = scan_then_load(config, db)
+    if not isinstance(made, Afterwards):
+        return made
+    return Afterwards(made.value, partial(_load_build_then, made.then))
+
+
+def _load_build_then(then: Callable[[], None]) -> None:
+    importlib.import_module("pipeline.build")
+    then()
 
 
 def report_site(args, config, report) -> int:

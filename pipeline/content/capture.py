@@ -84,28 +84,6 @@ def current_capture_ids(conn: sqlite3.Connection) -> list[int]:
     return [capture_id for (capture_id,) in rows]
 
 
-READ_AHEAD_CHUNK = 500  # captures read between two looks at whether to stop
-
-
-def read_ahead(conn: sqlite3.Connection, until: Callable[[], bool]) -> dict[int, Article]:
-    """capture id -> StoredArticle of the captures current before this build captures, read a chunk at a time
-    until `until()` says to stop (at once when it does before any).
-
-    A build reads them while its forked helper scans the content folder, which it would otherwise wait for
-    (a large part of an edit build): after the capture, nearly all are still current, and
-    `load_articles` takes them as `known`.
-    """
-    read: dict[int, Article] = {}
-    if until():
-        return read
-    ids = current_capture_ids(conn)
-    for start in range(0, len(ids), READ_AHEAD_CHUNK):
-        if until():
-            break
-        load_articles(conn, ids[start : start + READ_AHEAD_CHUNK], text=False, known=read)
-    return read
-
-
 # All in the covering index `captures_fields` (schema.py, v8): a column added here goes there too.
 ARTICLE_COLUMNS = """id, path, sha256, size, decode_error, frontmatter, frontmatter_error,
     frontmatter_error_line, body_line, lang, slug"""

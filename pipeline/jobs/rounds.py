@@ -38,14 +38,13 @@ def plan_captures(conn: sqlite3.Connection, config: Config, specs: list[PassSpec
     return plan_round(conn, first, articles, wiki, max_attempts=config.jobs.max_attempts, now=time.time()).new_jobs
 
 
-def run_rounds(context: BuildContext, gathered: Facts, read: dict[int, Article] | None = None) -> ProcessReport:
+def run_rounds(context: BuildContext, gathered: Facts) -> ProcessReport:
     """Plan and drain every round for the current captures (with the context's cache, reading only what it lacks;
-    with its helper worker, the small rounds worked in the build's helper process; `read`: articles read ahead,
-    by capture id)."""
+    with its helper worker, the small rounds worked in the build's helper process)."""
     conn, config, specs, workers, progress = context.conn, context.config, context.specs, context.workers, context.progress
     report = ProcessReport(problems=gathered.problems)
     known = context.cache.open(conn) if context.cache is not None else None
-    wiki = _wiki_of(context, gathered, known.articles if known is not None else read)
+    wiki = _wiki_of(context, gathered, known.articles if known is not None else None)
     articles = wiki.articles
     digests: Digests = {name: {} for name in read_results(specs)}  # only the results some select reads
     paths = {article.capture_id: article.path for article in articles}

@@ -143,15 +143,24 @@ class SiteCheck:
     """Whether every file of the last site is in the output folder (`site_intact`), asked of a forked process: from
     the start, or (`looked`) going on from the look that process was given before the build lock was held
     (`look_ahead`). The look stands if the last render's record is as it was then (no build wrote the site since);
-    else, or if files are missing (to be put back, which needs the lock), the process is asked again."""
+    else, or if files are missing (to be put back, which needs the lock), the process is asked again. Unless
+    `needed` (a build that writes no site, or every page of it), nothing is asked: the answer is no."""
 
-    def __init__(self, config: Config, checker: ForkedHelper, looked: bool = False) -> None:
+    def __init__(self, config: Config, checker: ForkedHelper, looked: bool = False, needed: bool = True) -> None:
         self.config, self.checker = config, checker
-        self.found: LastSite | None = None
-        self.looking = looked  # the look is in flight; else a call of `site_intact` is
+        self.found: LastSite | None = None if needed else LastSite(False)
+        self.looking = looked and needed  # the look is in flight; else a call of `site_intact` is, or none
+        if not needed:
+            return
         if not looked:
             checker.start(site_intact, config)
         elif checker.ready():  # now: files to put back are put back beside the capture
+            self._go_on()
+
+    def settle(self) -> None:
+        """Take the look's answer now, waiting for it: files it found missing are put back from here on, while
+        this process goes on (reading every file of a fresh checkout, in a CI build)."""
+        if self.looking:
             self._go_on()
 
     def _go_on(self) -> None:

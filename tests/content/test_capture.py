@@ -9,10 +9,10 @@ from pipeline.jobs.rounds import plan_captures
 from pipeline.passes.registry import passes_for
 from pipeline.config import Config
 from pipeline.content import capture
-from pipeline.content.capture import capture_content, current_capture_ids, load_articles, read_ahead
+from pipeline.content.capture import capture_content, current_capture_ids, load_articles
 from pipeline.content.scan import list_sources
 from pipeline.passes.registry import rounds
-from pipeline.storage.store import open_store
+from pipeline.storage.store import open_store, rows_for_ids
 
 GOOD = "---\ntitle: Alpha\n---\nBody of alpha.\n"
 
@@ -70,19 +70,22 @@ def test_articles_without_their_text_are_read_from_the_covering_index_alone(make
     assert article.body.startswith("Body. Body.")
 
 
-def test_read_ahead_reads_the_current_captures_a_chunk_at_a_time_until_told_to_stop(make_wiki, monkeypatch):
+def test_articles_given_as_known_are_not_read_again(make_wiki, monkeypatch):
     config = make_wiki({f"{name}.md": f"---\ntitle: {name}\n---\nBody.\n" for name in "abcde"})
     conn, _ = _capture(config)
     (config.content_dir / "e.md").unlink()
     capture_content(conn, config)  # a removal: e is no longer current
     ids = current_capture_ids(conn)
-    read = read_ahead(conn, lambda: False)
-    assert sorted(read) == sorted(ids) and [read[i].path for i in ids] == ["a.md", "b.md", "c.md", "d.md"]
-    assert load_articles(conn, ids, text=False, known=dict(read)) == [read[i] for i in ids]  # taken as read
-    assert read_ahead(conn, lambda: True) == {}  # told to stop before reading any
-    monkeypatch.setattr(capture, "READ_AHEAD_CHUNK", 3)
-    looks = []
-    assert len(read_ahead(conn, lambda: looks.append(1) or len(looks) > 2)) == 3  # stopped after its first chunk
+    read = {article.capture_id: article for article in load_articles(conn, ids[:2], text=False)}
+    queried = []
+    counted = lambda conn, sql, ids: queried.extend(ids) or rows_for_ids(conn, sql, ids)  # noqa: E731
+    monkeypatch.setattr(capture, "rows_for_ids", counted)
+    known = dict(read)
+    found = load_articles(conn, ids, text=False, known=known)
+    assert [article.path for article in found] == ["a.md", "b.md", "c.md", "d.md"]
+    assert found[:2] == [read[i] for i in ids[:2]]
+    assert sorted(queried) == sorted(ids[2:])  # only those not known were read
+    assert set(known) == set(ids)  # and the known ones are given what was read
 
 
 def test_language_from_frontmatter_then_suffix_then_default(make_wiki):

@@ -79,3 +79,25 @@ def test_the_command_line_build_looks_ahead_and_puts_a_missing_page_back(make_wi
     assert main(argv) == 0
     assert "(1 put back from the state folder)" in capsys.readouterr().out
     assert (config.out_dir / "beta" / "index.html").read_bytes() == page
+
+
+def test_settle_takes_the_look_s_answer_at_once_so_missing_files_are_put_back_meanwhile(make_wiki):
+    config = dataclasses.replace(make_wiki(SITE), search=False)
+    build_site(config)
+    (config.out_dir / "alpha" / "index.html").unlink()
+    checker = Checker(look_for_last_files(config))
+    checker.ready = lambda: False  # the look is still under way when the build starts
+    checker.start(look_for_last_files, config)
+    check = SiteCheck(config, checker, looked=True)
+    assert checker.calls == ["look_for_last_files"]
+    check.settle()  # the put back is asked for now, not when the answer is
+    assert checker.calls == ["look_for_last_files", "site_intact"]
+    assert check() == LastSite(True, 1) and (config.out_dir / "alpha" / "index.html").is_file()
+
+
+def test_a_site_check_not_needed_answers_no_and_asks_nothing(make_wiki):
+    config = make_wiki(SITE)
+    checker = Checker(None)
+    check = SiteCheck(config, checker, needed=False)
+    check.settle()
+    assert check() == LastSite(False) and checker.calls == []
