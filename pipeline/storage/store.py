@@ -117,6 +117,23 @@ def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
     conn = _connect(path, isolation_level=None)
     conn.row_factory = sqlite3.Row
+    try:
+        _set_up(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        # Exactly DatabaseError: a file that is not an SQLite database, or a damaged one (a busy one is
+        # an OperationalError, a subclass, and goes on as one).
+        if type(exc) is not sqlite3.DatabaseError:
+            raise
+        raise UserError(f"{path}: not a state database pipeline can read ({exc}); move the state folder aside "
+                        "and build again to make a new one") from exc  # fmt: skip
+    # A long-lived process (`serve`) may hold a reader of a database since deleted and made anew.
+    _drop_readers(db_path(conn))
+    return conn
+
+
+def _set_up(conn: sqlite3.Connection) -> None:
+    """The connection's settings, the digest function, and the schema migrated to this code's."""
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
@@ -124,9 +141,6 @@ def open_store(path: Path, *, create: bool = True) -> sqlite3.Connection:
     conn.execute("PRAGMA cache_size = -16384")  # 16 MB: the indexes every build reads stay cached
     conn.create_function("pipeline_sha256", 1, output_digest, deterministic=True)
     migrate(conn)
-    # A long-lived process (`serve`) may hold a reader of a database since deleted and made anew.
-    _drop_readers(db_path(conn))
-    return conn
 
 
 def output_digest(output: str) -> str:

@@ -1,10 +1,12 @@
 """The store: pragmas, migrations, immutability triggers, durability across reopen."""
 
 import json
+import re
 import sqlite3
 
 import pytest
 
+from pipeline.errors import UserError
 from pipeline.storage.store import SCHEMA_VERSION, open_store
 
 
@@ -306,3 +308,25 @@ def test_the_v12_migration_packs_each_plan_memo_with_its_entries(tmp_path):
     # The digests of the results that exist (job 3 has none) are looked up, not lost.
     assert {job: sha for job, (sha, _) in results.items()} == {
         1: output_digest('{"a":1}'), 2: output_digest('{"b":2}')}  # fmt: skip
+
+
+@pytest.mark.parametrize("content", [b"not a database\n", b"SQLite format 3\x00" + bytes(range(256)) * 16])
+def test_a_file_that_is_not_a_state_database_is_one_error_naming_it(tmp_path, content):
+    path = tmp_path / "state.db"
+    path.write_bytes(content)
+    with pytest.raises(UserError, match=f"^{re.escape(str(path))}: not a state database pipeline can read"):
+        open_store(path)
+    assert path.read_bytes() == content  # left as it was, for its owner to look at
+
+
+def test_a_build_on_a_damaged_state_database_says_so_in_one_line(make_wiki, capsys):
+    from pipeline.cli import main
+
+    config = make_wiki({"a.md": "---\ntitle: A\n---\nBody.\n"})
+    config.state_dir.mkdir(parents=True, exist_ok=True)
+    config.state_db.write_bytes(b"garbage")
+    argv = ["build", "--content", str(config.content_dir), "--state", str(config.state_dir), "--out",
+            str(config.out_dir)]  # fmt: skip
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"pipeline: error: {config.state_db}: not a state database") and "Traceback" not in err
