@@ -61,8 +61,21 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"pipeline: error: {exc}", file=sys.stderr)
         return getattr(exc, "status", 1)  # 1, or the error's own (a build another holds the lock of: 75)
+    except Exception as exc:
+        if not _from_the_store(exc):
+            raise
+        print(f"pipeline: error: the state database failed: {exc}; if it is damaged, move the state folder aside "
+              "and build again (see Troubleshooting)", file=sys.stderr)  # fmt: skip
+        return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _from_the_store(exc: Exception) -> bool:
+    """Whether `exc` is SQLite's: what reading the state database raised where no expected error is caught (its
+    pages damaged). Only a command that loaded `sqlite3` can raise one, and this module does not load it."""
+    sqlite3 = sys.modules.get("sqlite3")
+    return sqlite3 is not None and isinstance(exc, sqlite3.Error)
 
 
 def entry() -> None:

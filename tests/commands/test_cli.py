@@ -235,3 +235,24 @@ def test_metavars_are_those_of_the_readme_commands_table():
             assert options.get((command, option)) == metavar, f"README `pipeline {row}`: {option} {metavar}"
             checked += 1
     assert checked >= 8
+
+
+def test_a_state_database_damaged_past_its_opening_is_one_line_not_a_traceback(wiki, monkeypatch, capsys):
+    import sqlite3
+
+    from pipeline import build
+
+    args, config = wiki
+    assert main(["build", *args, "--out", str(config.out_dir)]) == 0
+    capsys.readouterr()
+
+    def damaged(*_args, **_options):
+        raise sqlite3.OperationalError("Could not decode to UTF-8 column 'sha256'")
+
+    monkeypatch.setattr(build, "load_last", damaged)
+    assert main(["build", *args, "--out", str(config.out_dir)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("pipeline: error: the state database failed: Could not decode") and len(err) == 1
+    monkeypatch.setattr(build, "load_last", lambda *_args: 1 / 0)  # any other error is not the store's: raised
+    with pytest.raises(ZeroDivisionError):
+        main(["build", *args, "--out", str(config.out_dir)])
