@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from pipeline.config import Config, load_config
+from pipeline.errors import require_folder
 
 
 def add_state(parser: argparse.ArgumentParser) -> None:
@@ -21,15 +22,18 @@ def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> Non
 
 def config_from(args: argparse.Namespace) -> Config:
     """The Config of the command line; a content folder named there must exist, whatever the command (its
-    state folder is named after it: one made for a folder that is not there would be left behind)."""
+    state folder is named after it: one made for a folder that is not there would be left behind), and the state
+    folder must be one, or one that can be made."""
     if getattr(args, "content", None):
         from pipeline.content.scan import require_content_folder  # here: the spool's commands never load the store
 
         require_content_folder(Path(args.content))
-    return load_config(
+    config = load_config(
         args.config,
         content=getattr(args, "content", None),
         out=getattr(args, "out", None),
         state=args.state,
         base_url=getattr(args, "base_url", None),
     )
+    require_folder(config.state_dir, "state")  # every command makes it, or reads in it
+    return config

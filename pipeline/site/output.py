@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pipeline.errors import UserError
+from pipeline.errors import UserError, require_folder
 from pipeline.site.writer import MARKER, journaled_files, previous_files
 
 
@@ -34,8 +34,7 @@ def refuse_unsafe(out_dir: Path, content_dir: Path, state_dir: Path) -> None:
         where = where or ("is inside" if other in out.parents else "")
         if where:
             raise UserError(f"{out_dir}: the output folder {where} the {name} folder {folder}; choose another --out")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"{out_dir}: the output folder is not a folder")
+    require_folder(out_dir, "output")
 
 
 def refuse_foreign(out_dir: Path, manifest: Path, force: bool = False) -> None:

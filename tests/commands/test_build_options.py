@@ -3,6 +3,8 @@ exit 1, nothing written; `--force` writes into a folder pipeline did not write; 
 
 from __future__ import annotations
 
+import pytest
+
 from pipeline import cli
 from tests.conftest import folder_hashes, write_files
 
@@ -51,3 +53,19 @@ def test_build_and_serve_take_force_and_no_wait():
         assert args.force is True and args.wait is False
         args = cli.build_parser([command]).parse_args([command])
         assert args.force is False and args.wait is True
+
+
+@pytest.mark.parametrize("state, out, message", [
+    ("a-file", "site", "a-file: the state folder is not a folder"),
+    ("a-file/state", "site", "a-file/state: the state folder cannot be made: {tmp}/a-file is not a folder"),
+    ("state", "a-file/site", "a-file/site: the output folder cannot be made: {tmp}/a-file is not a folder"),
+])  # fmt: skip
+def test_a_state_or_output_folder_that_cannot_be_one_is_one_line(tmp_path, monkeypatch, capsys, state, out, message):
+    monkeypatch.chdir(tmp_path)
+    write_files(tmp_path / "content", ARTICLE)
+    (tmp_path / "a-file").write_text("a file where a folder would go\n", encoding="utf-8")
+    argv = ["build", "--content", "content", "--state", state, "--out", out]
+    assert cli.main(argv) == 1
+    assert errors(capsys) == [f"pipeline: error: {message.format(tmp=tmp_path)}"]
+    assert cli.main(["capture", "--content", "content", "--state", state]) == (1 if "state folder" in message else 0)
+    assert (tmp_path / "a-file").read_text(encoding="utf-8") == "a file where a folder would go\n"

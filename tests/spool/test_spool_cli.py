@@ -133,4 +133,4 @@ def test_an_unusable_state_folder_is_one_error_line(tmp_path, command):
     (tmp_path / "state").write_text("a file, not a folder")
     result = run_pipeline(*command, "--state", str(tmp_path / "state"), cwd=tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("pipeline: error:") and "Not a directory" in result.stderr
+    assert result.stderr == f"pipeline: error: {tmp_path / 'state'}: the state folder is not a folder\n"
