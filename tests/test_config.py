@@ -93,3 +93,10 @@ def test_ui_strings_map_language_tags_to_words(tmp_path, text, named):
 def test_ui_strings_languages_are_kept_in_lower_case(tmp_path):
     (tmp_path / "wiki.yaml").write_text("ui_strings:\n  pt-BR: {home: Início}\n  es: {search: Busca}\n")
     assert load_config(tmp_path / "wiki.yaml").ui_strings == {"pt-br": {"home": "Início"}, "es": {"search": "Busca"}}
+
+
+def test_a_templates_dir_that_is_not_a_folder_is_an_error_naming_it(tmp_path):
+    message = config_error(tmp_path, "templates_dir: theme\n")  # a typo would leave the built-in theme, unseen
+    assert message == f"{tmp_path / 'wiki.yaml'}: templates_dir: {tmp_path / 'theme'} is not a folder"
+    (tmp_path / "theme").mkdir()
+    assert load_config(tmp_path / "wiki.yaml").templates_dir == tmp_path / "theme"
