@@ -131,6 +131,8 @@ def load_config(
     )  # fmt: skip
     _check_nav(config.nav, f"{path}: nav")
     _check_web_urls(config, str(path))
+    if config.workers < 0:
+        raise ConfigError(f"{path}: workers: expected 0 (one per CPU) or more, got {config.workers}")
     if config.templates_dir is not None and not config.templates_dir.is_dir():  # a typo would go unseen: the theme's
         raise ConfigError(f"{path}: templates_dir: {config.templates_dir} is not a folder")
     config = dataclasses.replace(config, ui_strings=_checked_ui_strings(config.ui_strings, f"{path}: ui_strings"))

@@ -100,3 +100,7 @@ def test_a_templates_dir_that_is_not_a_folder_is_an_error_naming_it(tmp_path):
     assert message == f"{tmp_path / 'wiki.yaml'}: templates_dir: {tmp_path / 'theme'} is not a folder"
     (tmp_path / "theme").mkdir()
     assert load_config(tmp_path / "wiki.yaml").templates_dir == tmp_path / "theme"
+
+
+def test_workers_below_zero_is_an_error(tmp_path):
+    assert config_error(tmp_path, "workers: -2\n").endswith("workers: expected 0 (one per CPU) or more, got -2")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from pipeline.commands.options import add_state, config_from
+from pipeline.commands.options import add_state, add_workers, config_from
 from pipeline.diagnostics import FORMATS, default_format, emit, exit_status, summary
 
 
@@ -19,7 +19,7 @@ def add_check_options(parser) -> None:
     """Options shared with `build`: how diagnostics are shown and whether they fail the run."""
     parser.add_argument("--format", choices=FORMATS, help="text, json (one object per line) or github")
     parser.add_argument("--strict", action="store_true", default=None, help="exit 1 on any warning or error")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per CPU)")
+    add_workers(parser)
     parser.add_argument("--info", action="store_true", help="also print info diagnostics (suggestions)")
 
 

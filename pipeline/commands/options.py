@@ -16,6 +16,21 @@ def add_state(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--content", metavar="DIR", help="content folder (default: content)")
 
 
+def add_workers(parser: argparse.ArgumentParser) -> None:
+    """--workers N: 0 or more (0, as when not given, is one per CPU)."""
+    parser.add_argument("--workers", type=_workers, metavar="N", help="worker processes (default: one per CPU)")
+
+
+def _workers(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 (one per CPU) or more worker processes, got {text!r}")
+    return count
+
+
 def add_format(parser: argparse.ArgumentParser, choices=("text", "json")) -> None:
     parser.add_argument("--format", choices=choices, default="text", help="output format")
 

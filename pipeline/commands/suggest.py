@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from pipeline.build import build
-from pipeline.commands.options import add_state, config_from
+from pipeline.commands.options import add_state, add_workers, config_from
 from pipeline.errors import UserError
 
 
@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     )  # fmt: skip
     parser.add_argument("paths", nargs="*", metavar="PATH", help="only these files or folders")
     add_state(parser)
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per CPU)")
+    add_workers(parser)
     parser.set_defaults(func=run)
 
 

@@ -7,7 +7,7 @@ and `build`/`check` plan every round, once the inputs of each exist.
 from __future__ import annotations
 
 from pipeline.build import passes_for
-from pipeline.commands.options import add_state, config_from
+from pipeline.commands.options import add_state, add_workers, config_from
 from pipeline.config import worker_count
 from pipeline.jobs.worker import run_workers
 from pipeline.storage.store import open_store
@@ -16,7 +16,7 @@ from pipeline.storage.store import open_store
 def register(subparsers) -> None:
     parser = subparsers.add_parser("work", help="run queued jobs until none is eligible")
     add_state(parser)
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per CPU)")
+    add_workers(parser)
     parser.add_argument("--once", action="store_true", help="claim and run one batch, then exit")
     parser.set_defaults(func=run)
 

@@ -256,3 +256,12 @@ def test_a_state_database_damaged_past_its_opening_is_one_line_not_a_traceback(w
     monkeypatch.setattr(build, "load_last", lambda *_args: 1 / 0)  # any other error is not the store's: raised
     with pytest.raises(ZeroDivisionError):
         main(["build", *args, "--out", str(config.out_dir)])
+
+
+@pytest.mark.parametrize("value", ["-3", "two"])
+def test_workers_on_the_command_line_are_0_or_more(value, capsys):
+    for command in (["build"], ["check"], ["work"], ["suggest"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main([*command, "--workers", value])
+        assert exit_info.value.code == 2
+        assert "argument --workers: expected 0 (one per CPU) or more worker processes" in capsys.readouterr().err
