@@ -248,7 +248,7 @@ class _Walk:
 def check_link(path: str, real_root: str) -> None:
     """Raise Skipped unless the symbolic link `path` resolves to a regular file inside `real_root` (resolved)."""
     target = os.path.realpath(path)
-    if not _inside(real_root, target):
+    if target != real_root and not _inside(real_root, target):  # the content folder itself is a folder inside
         raise Skipped(f"a symbolic link to outside the content folder (to {os.readlink(path)})")  # as written: stable
     mode = os.stat(target).st_mode
     if modes.S_ISDIR(mode):

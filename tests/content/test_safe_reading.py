@@ -54,6 +54,7 @@ def test_links_out_of_the_folder_and_files_that_are_not_regular_are_skipped_with
     (content / "sub" / "back.md").symlink_to(Path("..") / "a.md")
     (content / "out").symlink_to(outside, target_is_directory=True)  # a folder out of the folder: not walked
     (content / "again").symlink_to(content / "sub", target_is_directory=True)  # one inside: not walked either
+    (content / "sub" / "root").symlink_to("..", target_is_directory=True)  # the content folder itself: the same
     (content / "folder.md").symlink_to(content / "sub", target_is_directory=True)
     (content / "image.png").symlink_to(outside / "secret.md")  # an attachment: the same rules
     os.mkfifo(content / "sub" / "video.mp4")
@@ -63,14 +64,15 @@ def test_links_out_of_the_folder_and_files_that_are_not_regular_are_skipped_with
     assert listing.attachments == ["sub/logo.png"]
     skipped = _notices(listing)
     assert set(skipped) == {"passwd.md", "relative.md", "sub/up.md", "zero.md", "pipe.md", "pipe-link.md", "loop.md",
-                            "dangling.md", "out", "again", "folder.md", "image.png", "sub/video.mp4"}  # fmt: skip
+                            "dangling.md", "out", "again", "sub/root", "folder.md", "image.png",
+                            "sub/video.mp4"}  # fmt: skip
     assert skipped["image.png"] == f"a symbolic link to outside the content folder (to {outside / 'secret.md'})"
     assert skipped["sub/video.mp4"] == "a FIFO, not a regular file"
     assert skipped["passwd.md"] == f"a symbolic link to outside the content folder (to {outside / 'secret.md'})"
     assert skipped["zero.md"] == "a symbolic link to outside the content folder (to /dev/null)"
     assert skipped["pipe-link.md"] == "a symbolic link to a FIFO, not a regular file"
     assert skipped["pipe.md"] == "a FIFO, not a regular file"
-    assert skipped["again"] == "a symbolic link to a folder (not walked)"
+    assert skipped["again"] == skipped["sub/root"] == "a symbolic link to a folder (not walked)"
     assert skipped["dangling.md"].startswith("cannot read:")
 
 
