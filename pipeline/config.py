@@ -131,10 +131,7 @@ def load_config(
     )  # fmt: skip
     _check_nav(config.nav, f"{path}: nav")
     _check_web_urls(config, str(path))
-    if config.workers < 0:
-        raise ConfigError(f"{path}: workers: expected 0 (one per CPU) or more, got {config.workers}")
-    if config.templates_dir is not None and not config.templates_dir.is_dir():  # a typo would go unseen: the theme's
-        raise ConfigError(f"{path}: templates_dir: {config.templates_dir} is not a folder")
+    _check_workers_and_theme(config, str(path))
     config = dataclasses.replace(config, ui_strings=_checked_ui_strings(config.ui_strings, f"{path}: ui_strings"))
     overrides = {k: Path(v) for k, v in (("content_dir", content), ("out_dir", out), ("state_dir", state)) if v}
     if "state_dir" not in overrides and "state_dir" not in raw and "content_dir" in overrides:
@@ -228,6 +225,15 @@ def _check_web_urls(config: Config, where: str) -> None:
         relative = name == "edit_uri" and value is not None and "://" not in value and ":" not in value.split("/")[0]
         if value is not None and not relative and not WEB_URL.match(value):
             raise ConfigError(f"{where}: {name}: expected an http:// or https:// URL, got {value[:60]!r}")
+
+
+def _check_workers_and_theme(config: Config, where: str) -> None:
+    """`workers` is 0 (one per CPU) or more, and `templates_dir` a folder: with a typo in it, the built-in theme would
+    be used, unseen."""
+    if config.workers < 0:
+        raise ConfigError(f"{where}: workers: expected 0 (one per CPU) or more, got {config.workers}")
+    if config.templates_dir is not None and not config.templates_dir.is_dir():
+        raise ConfigError(f"{where}: templates_dir: {config.templates_dir} is not a folder")
 
 
 def _state_for(default_state: Path, content: Path, default_content: Path) -> Path:

@@ -60,10 +60,11 @@ def run(args) -> int:
 
 
 def scan_ahead(config: Config, workers: int | None) -> ForkedHelper:
-    """The build's helper process (`ForkedHelper`; none for a build in one process), forked now with its scan of the
-    content folder under way (`helper_loading.scan_then_load`). The store is read only if it exists: before the
-    build's checks, nothing is made in the state folder. A capture recorded before the build takes the scan (another
-    build's, while this one waits for the lock) makes it scan again (`capture_content`)."""
+    """The build's helper process (`ForkedHelper`), forked now with its scan of the content folder under way
+    (`helper_loading.scan_then_load`); for a build in one process, not forked: the scan is made when the capture asks.
+    The store is read only if it exists: before the build's checks, nothing is made in the state folder. A capture
+    recorded before the build takes the scan (another build's, while this one waits for the lock) makes it scan
+    again (`capture_content`)."""
     helper = ForkedHelper(forked=worker_count(config, workers) > 1)
     helper.start(_scan, config, str(config.state_db) if config.state_db.is_file() else None)
     return helper
