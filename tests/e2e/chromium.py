@@ -127,14 +127,16 @@ class Browser:
         return self.command(method, self.session, wait, **params)
 
     def goto(self, url: str) -> None:
-        self.page("Page.navigate", url=url)
+        answer = self.page("Page.navigate", url=url)
+        if answer.get("errorText"):  # refused or aborted: said now, not as a page that never shows what is asked
+            raise AssertionError(f"{url}: {answer['errorText']}")
 
     def open(self, url: str, ready: str = "document.readyState === 'complete'") -> None:
-        """Go to `url` and wait until the new page (not the one left: it is marked) meets `ready`, a JavaScript
-        condition."""
+        """Go to `url` and wait until the new page (not the one left: it is marked; nor a blank or error page, which
+        a navigation that did not happen would leave: http only) meets `ready`, a JavaScript condition."""
         self.evaluate("window.leaving = true")
         self.goto(url)
-        self.wait_for(f"!window.leaving && ({ready})", f"{url} ready")
+        self.wait_for(f"!window.leaving && location.protocol.startsWith('http') && ({ready})", f"{url} ready")
 
     def evaluate(self, expression: str, wait: float = DEADLINE):
         """The value of a JavaScript expression in the page (a promise is awaited); a thrown error fails the test."""
