@@ -205,6 +205,9 @@ class Drainer:
         except FileNotFoundError:
             self.stats.lost += 1
             return
+        except (IsADirectoryError, PermissionError) as exc:  # no event ever: set aside with why, the rest goes on
+            self._poison(name, f"cannot be read: {exc.strerror}")
+            return
         except EventError as exc:
             self._poison(name, str(exc))
             return

@@ -60,6 +60,18 @@ def test_unparsable_and_invalid_files_go_to_poison_with_a_note(spool):
     assert corpus_ids(corpus_of(spool)) == [good]
 
 
+def test_an_entry_that_cannot_be_read_goes_to_poison_and_the_drain_goes_on(spool):
+    folder = SpoolName.new().filename
+    (spool.queue / folder).mkdir()  # named as an event, but a folder
+    good = enqueue(ping(1), spool.root)
+    with drainer(spool) as d:
+        stats = d.run(once=True)
+    assert (stats.appended, stats.poisoned) == (1, 1) and corpus_ids(corpus_of(spool)) == [good]
+    assert spool.names(spool.poison) == [folder] and (spool.poison / folder).is_dir()  # kept as it was
+    note = (spool.poison / (SpoolName.parse(folder).base + ".error")).read_text()
+    assert note.startswith("reason: cannot be read: Is a directory")
+
+
 def test_a_file_that_used_up_its_attempts_is_poisoned_and_one_below_is_delivered(spool):
     spent = put(spool.queue, ping(1), attempts=3)
     last_chance = put(spool.queue, ping(2), attempts=2)
