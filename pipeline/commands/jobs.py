@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 from pipeline.commands.options import add_state, config_from
@@ -111,11 +112,22 @@ def _pass_lines(conn, job_id: int) -> list[str]:
 
 
 def run_retry(args) -> int:
+    """Put the named failed jobs (or every failed one) back to pending; a named job that is not failed is said to
+    be left as it is, and one that does not exist is an error (exit 1), as `jobs show` says of it."""
     if not args.ids and not args.failed:
         raise UserError("name job ids or pass --failed")
-    ids = retry(_open(args), None if args.failed else args.ids)
+    conn = _open(args)
+    ids = retry(conn, None if args.failed else args.ids)
     print(f"{len(ids)} job(s) back to pending" + (f": {', '.join(map(str, ids))}" if ids else ""))
-    return 0
+    named = [] if args.failed else sorted(set(args.ids) - set(ids))
+    found = dict(conn.execute(f"SELECT id, status FROM processing_jobs WHERE id IN ({','.join('?' * len(named))})",
+                              named).fetchall()) if named else {}  # fmt: skip
+    for job_id in named:
+        if job_id in found:
+            print(f"pipeline: job {job_id} is {found[job_id]}, not failed: left as it is", file=sys.stderr)
+        else:
+            print(f"pipeline: error: no job {job_id}", file=sys.stderr)
+    return int(any(job_id not in found for job_id in named))
 
 
 def run_recover(args) -> int:

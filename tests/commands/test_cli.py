@@ -88,6 +88,13 @@ def test_capture_work_status_jobs(wiki, capsys):
     assert main(["jobs", "recover", "--stale-after", "0", *args]) == 0
     assert "recovered 0" in capsys.readouterr().out
     assert main(["jobs", "show", "99999", *args]) == 1
+    capsys.readouterr()
+    assert main(["jobs", "retry", str(job_id), "99999", *args]) == 1  # one named job does not exist
+    out, err = capsys.readouterr()
+    assert out == "0 job(s) back to pending\n"
+    assert err.splitlines() == [f"pipeline: job {job_id} is done, not failed: left as it is",
+                                "pipeline: error: no job 99999"]  # fmt: skip
+    assert main(["jobs", "retry", str(job_id), *args]) == 0  # a done job named: said, not an error
     assert folder_hashes(config.content_dir) == before
 
 
