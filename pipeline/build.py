@@ -174,7 +174,7 @@ def capture(context: BuildContext, intact: SiteCheck) -> CaptureReport:
     scan = context.helper.result()
     if len(scan.unvouched) > FEW_CHANGED:
         intact.settle()
-    return capture_content(context.conn, context.config, workers=context.workers, scanned=lambda: scan)
+    return capture_content(context.conn, context.config, workers=context.workers, scanned=scan)
 
 
 def start_work(context: BuildContext) -> LastRender | None:

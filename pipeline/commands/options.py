@@ -22,11 +22,8 @@ def add_workers(parser: argparse.ArgumentParser) -> None:
 
 
 def _workers(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        count = -1
-    if count < 0:
+    count = int(text) if text.strip().isdecimal() else None  # a sign, a fraction or a word: not a count
+    if count is None:
         raise argparse.ArgumentTypeError(f"expected 0 (one per CPU) or more worker processes, got {text!r}")
     return count
 

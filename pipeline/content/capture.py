@@ -20,7 +20,7 @@ from contextlib import closing
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 from pipeline.config import Config, worker_count
 from pipeline.content.article import Article
@@ -179,13 +179,13 @@ MIN_FILES_PER_PROCESS = 250  # below this, forking costs more than parsing here
 
 def capture_content(
     conn: sqlite3.Connection, config: Config, now: str | None = None, workers: int | None = None,
-    scanned: Callable[[], Scan] | None = None,
+    scanned: Scan | None = None,
 ) -> CaptureReport:
     """Capture every source file; record removals of files that are gone.
 
-    The folder is walked and stat'ed by `scanned` (a build's forked helper makes that scan while
-    it loads its passes), else here; a scan made before another capture was recorded is made
-    again. New files are parsed (frontmatter YAML is most of a cold capture) by `workers`
+    The folder was walked and stat'ed already when `scanned` is given (a build's forked helper makes
+    that scan while it loads its passes), else here; a scan made before another capture was
+    recorded is made again. New files are parsed (frontmatter YAML is most of a cold capture) by `workers`
     processes (default: the config's), a chunk at a time, each while the one before is
     inserted here (`_parsed_chunks`).
     """
@@ -195,9 +195,8 @@ def capture_content(
     workers = worker_count(config, workers)
     with write(conn):
         current_ids = current_files(conn)
-        scan = scanned() if scanned is not None else None
-        if scan is None or scan.history != history_mark(conn):
-            scan = scan_sources(config, db_path(conn))
+        fresh = scanned is not None and scanned.history == history_mark(conn)
+        scan = scanned if fresh else scan_sources(config, db_path(conn))
         paths = scan.paths
         changed = _changed_files(conn, config, scan, _currents(conn, list(scan.unvouched)), report)
         with closing(_parsed_chunks(changed, config.default_language, workers)) as chunks:

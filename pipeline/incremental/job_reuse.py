@@ -388,8 +388,8 @@ def _add_part(
     """
     captures, own_digests, jobs = (list(column) for column in zip(*entries))
     known = [digests.get(job, (None, None)) for job in jobs]
-    data = memoryview(jsonio.dumps_bytes([captures, own_digests, jobs, [sha for sha, _ in known], [r for _, r in known]]))
-    read = jsonio.dumps_bytes([[c, sorted(touched[c])] for c in captures if c in touched]) if touched else None
+    data = memoryview(jsonio.encode([captures, own_digests, jobs, [sha for sha, _ in known], [r for _, r in known]]))
+    read = jsonio.encode([[c, sorted(touched[c])] for c in captures if c in touched]) if touched else None
     row = conn.execute(
         """INSERT INTO plan_memo (pass_name, pass_version, part, entries, touched) VALUES (?, ?,
                (SELECT ifnull(max(part), -1) + 1 FROM plan_memo WHERE pass_name = ? AND pass_version = ?),

@@ -47,12 +47,6 @@ def compact(data: bytes) -> bytes:
     return bytes(memoryview(data))
 
 
-def dumps_bytes(value) -> bytes:
-    """Compact JSON as UTF-8 bytes, of plain lists, strings, numbers and nulls only: a big value
-    (a packed plan memo) is not copied into a text and back."""
-    return orjson.dumps(value)
-
-
 def as_json(value):
     """orjson's `default`: a value's `as_json()`, or a subclass of a JSON type as that type."""
     if hasattr(value, "as_json"):

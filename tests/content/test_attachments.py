@@ -244,7 +244,7 @@ def test_an_attachment_gone_between_scan_and_read_is_a_notice_and_keeps_its_capt
     scan = scan_sources(config, db_path(conn))
     assert list(scan.attachments.unvouched) == ["a.png"]
     (config.content_dir / "a.png").unlink()
-    report = capture_content(conn, config, scanned=lambda: scan)
+    report = capture_content(conn, config, scanned=scan)
     assert [(n.path, n.code) for n in report.notices] == [("a.png", "skipped-file")]
     assert report.attachments.files == 0 and report.attachments.removed == []
     assert current_attachments(conn) == {"a.png": Attachment("a.png", _sha(PNG), len(PNG))}

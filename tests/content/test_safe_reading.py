@@ -105,7 +105,7 @@ def test_a_file_swapped_after_the_scan_for_a_link_out_or_a_fifo_is_refused_when_
     (config.content_dir / "a.md").symlink_to(outside / "secret.md")
     (config.content_dir / "b.md").unlink()
     (config.content_dir / "b.md").symlink_to(held_fifo)  # a FIFO outside: opened, it is refused by its fstat
-    report = capture_content(conn, config, scanned=lambda: scan)
+    report = capture_content(conn, config, scanned=scan)
     assert {n.path: n.message for n in report.notices} == {
         "a.md": "a symbolic link to outside the content folder", "b.md": "a FIFO, not a regular file",
     }  # fmt: skip

@@ -50,11 +50,11 @@ def test_a_capture_takes_the_scan_it_is_given_unless_another_capture_was_recorde
     config, conn = _captured(make_wiki, {"a.md": GOOD, "b.md": GOOD})
     scan = scan_sources(config, db_path(conn))
     (config.content_dir / "a.md").write_text(GOOD.replace("Alpha", "Omega"))  # not in the scan: not read
-    assert capture_content(conn, config, scanned=lambda: scan).new == []
+    assert capture_content(conn, config, scanned=scan).new == []
     (config.content_dir / "b.md").write_text(GOOD.replace("Alpha", "Beta"))
     assert len(capture_content(conn, config).new) == 2  # a capture recorded since that scan
     (config.content_dir / "a.md").write_text(GOOD)
-    report = capture_content(conn, config, scanned=lambda: scan)  # so it is made again
+    report = capture_content(conn, config, scanned=scan)  # so it is made again
     assert report.files == 2 and len(report.new) == 1
 
 
