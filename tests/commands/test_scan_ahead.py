@@ -40,12 +40,14 @@ def test_a_forked_helper_s_scan_from_the_command_s_start_is_the_capture_s(tmp_pa
     before = folder_hashes(tmp_path / "content")
     monkeypatch.setattr(build_module, "scan_then_load", no_second_scan)  # in the helper, forked after this
     assert cli.main(argv(tmp_path, 2)) == 0
+    assert folder_hashes(tmp_path / "content") == before  # the build wrote nothing there
     (tmp_path / "content" / "a.md").write_text(ARTICLES["a.md"] + "More.\n", encoding="utf-8")
+    edited = folder_hashes(tmp_path / "content")
     assert cli.main(argv(tmp_path, 2)) == 0
     out = capsys.readouterr().out
     assert "files 2 captured (2 new, 0 removed)" in out and "files 2 captured (1 new, 0 removed)" in out
     assert "More." in (tmp_path / "site" / "a" / "index.html").read_text(encoding="utf-8")
-    assert folder_hashes(tmp_path / "content") != before  # the edit only: the build wrote nothing there
+    assert folder_hashes(tmp_path / "content") == edited  # nor did the next
 
 
 def test_a_build_refused_before_its_lock_leaves_no_state_folder(tmp_path, capsys):
