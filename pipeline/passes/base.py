@@ -134,11 +134,12 @@ def diagnostics_of(outputs: Mapping[int, dict]) -> Iterable[tuple[int, list]]:
     return ((capture_id, output.get("diagnostics", [])) for capture_id, output in outputs.items())
 
 
-def mentioning(outputs: Mapping[int, dict], text: str) -> list[int]:
+def mentioning(outputs: Mapping[int, dict], text: str, read: bool = True) -> list[int]:
     """The capture ids of `outputs` whose JSON may hold `text` (a build's results are held as JSON:
-    the others are not decoded); every id for outputs held as plain data."""
+    the others are not decoded, and those found are read with them, unless not `read`: when few of
+    them will be used); every id for outputs held as plain data."""
     find = getattr(outputs, "mentioning", None)
-    return find(text) if find is not None else list(outputs)
+    return find(text, read) if find is not None else list(outputs)
 
 
 def field_values(outputs: Mapping[int, dict], name: str) -> dict[int, object]:

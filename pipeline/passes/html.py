@@ -87,8 +87,11 @@ def embedded_parts(articles: list[Article], wiki: Wiki) -> list:
 
 
 def _embedding(wiki: Wiki) -> set[int]:
-    """The capture ids of the articles that embed anything (found without decoding any links result)."""
-    return wiki.memo(f"{NAME}.embedding", lambda: set(mentioning(wiki.results.get("wikilinks", {}), '"embed":true')))
+    """The capture ids of the articles that embed anything (found without decoding any links result; their results
+    read with them only when no embedded parts are kept from the last plan: else few are decoded)."""
+    read = not wiki.memos([EMBEDDED])
+    return wiki.memo(f"{NAME}.embedding",
+                     lambda: set(mentioning(wiki.results.get("wikilinks", {}), '"embed":true', read=read)))  # fmt: skip
 
 
 def _same_part(part: tuple, outputs, by_path: dict[str, Article]) -> bool:

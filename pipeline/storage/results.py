@@ -222,10 +222,10 @@ class StoredOutputs(Mapping):
         facts = self.facts
         return [(capture_id, job_id) for capture_id, job_id in self.jobs.items() if facts[job_id][1]]
 
-    def mentioning(self, text: str) -> list[int]:
+    def mentioning(self, text: str, read: bool = True) -> list[int]:
         """The capture ids whose output's JSON contains `text`, found without decoding any; their outputs
-        are read, to be used. Whether an output holds a text never changes: the store knows it of the
-        outputs a build searched before (`result_mentions`), and searches the others itself (those not
+        are read, to be used (unless not `read`). Whether an output holds a text never changes: the store knows
+        it of the outputs a build searched before (`result_mentions`), and searches the others itself (those not
         read yet stay there); what it finds is in `learned` until `keep_mentions` writes it."""
         facts = dict(plain_rows(reader(self.db)).execute(
             "SELECT job_id, present FROM result_mentions WHERE text = ?", (text,)))  # fmt: skip
@@ -237,7 +237,8 @@ class StoredOutputs(Mapping):
             facts[job_id] = job_id in found or text in self.texts.get(job_id, "")
             self.learned.append((text, job_id, facts[job_id]))
         hits = [capture_id for capture_id, job_id in self.jobs.items() if facts[job_id]]
-        self._read([self.jobs[capture_id] for capture_id in hits])
+        if read:
+            self._read([self.jobs[capture_id] for capture_id in hits])
         return hits
 
     def field_values(self, name: str) -> dict[int, object]:

@@ -352,3 +352,23 @@ def test_an_edit_finds_again_only_the_edited_articles_fragment_targets_and_embed
     # p6, p4 and p2 above p8). p9 and p3 embed nothing now.
     assert set(resolved) == {"p8.md", "p9.md"}
     assert sorted(walked) == ["p2.md", "p4.md", "p5.md", "p6.md", "p7.md", "p8.md"]
+
+
+def test_an_edit_finds_the_articles_with_fragment_links_or_embeds_without_reading_their_results(make_wiki, monkeypatch):
+    """A cold plan reads the results of the articles it finds with them, as it resolves every one; an edit's plan,
+    whose kept fragment targets and embeds answer for all but the edited article, reads none of them for that."""
+    from pipeline.storage.results import StoredOutputs
+
+    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
+                        f"![[p{(i + 2) % 20}]]\n" for i in range(20)})  # fmt: skip
+    asked, mentioning = [], StoredOutputs.mentioning
+    monkeypatch.setattr(StoredOutputs, "mentioning",
+                        lambda self, text, read=True: asked.append((text, read)) or mentioning(self, text, read))  # fmt: skip
+    build(config, workers=1)
+    assert sorted(asked) == [('"embed":true', True), ('"fragment":"', True)]
+    asked.clear()
+    (config.content_dir / "p3.md").write_text("---\ntitle: Page 3\n---\n## Top\n\nSee [[p4#top]].\n\n![[p6]]\n")
+    edited = build(config, workers=1)
+    assert sorted(asked) == [('"embed":true', False), ('"fragment":"', False)]
+    forget_plans(config.state_db)
+    assert results_by_path(build(config, workers=1, reuse=False)) == results_by_path(edited)

@@ -96,6 +96,13 @@ def test_outputs_mentioning_a_text_are_found_in_the_store_and_only_they_are_read
     assert stored.mentioning('"embed":false') == [i for i in range(1, 61) if i not in (4, 24, 44)]
 
 
+def test_outputs_mentioning_a_text_are_found_without_reading_them_when_asked(tmp_path):
+    stored = _outputs(tmp_path, [{"links": [{"embed": i % 20 == 3}], "diagnostics": []} for i in range(60)])
+    assert stored.mentioning('"embed":true', read=False) == [4, 24, 44]
+    assert stored.texts == {}
+    assert stored[24] == {"links": [{"embed": True}], "diagnostics": []}  # read when used
+
+
 def test_outputs_that_may_report_are_read_in_chunks_and_only_those_read_before_are_kept(tmp_path, monkeypatch):
     from pipeline.storage import results
 
