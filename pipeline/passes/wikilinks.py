@@ -135,9 +135,8 @@ def linked_headings(articles: list[Article], wiki: Wiki) -> list:
     read set names: they are kept with it (`FRAGMENT_TARGETS`, by each article's links result as known),
     so a plan after an edit resolves the edited article's links only, not every article's."""
     outputs = wiki.results.get("links", {})
-    # Their links are read with them only when no targets are kept from the last plan: else few are decoded.
-    kept = bool(wiki.memos([FRAGMENT_TARGETS]))
-    fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"', read=not kept)))
+    read = not wiki.memos([FRAGMENT_TARGETS])  # their links, only when no targets are kept: else few are decoded
+    fragmenting = wiki.memo(f"{NAME}.fragmenting", lambda: set(mentioning(outputs, '"fragment":"', read=read)))
     headings, captures = wiki.results.get("headings", {}), _captures(wiki)
     return [
         [[path, known_as(headings, captures[path])]
