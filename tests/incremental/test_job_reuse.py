@@ -362,8 +362,12 @@ def test_an_edit_finds_the_articles_with_fragment_links_or_embeds_without_readin
     config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
                         f"![[p{(i + 2) % 20}]]\n" for i in range(20)})  # fmt: skip
     asked, mentioning = [], StoredOutputs.mentioning
-    monkeypatch.setattr(StoredOutputs, "mentioning",
-                        lambda self, text, read=True: asked.append((text, read)) or mentioning(self, text, read))  # fmt: skip
+
+    def searched(self, text, read=True):
+        asked.append((text, read))
+        return mentioning(self, text, read)
+
+    monkeypatch.setattr(StoredOutputs, "mentioning", searched)
     build(config, workers=1)
     assert sorted(asked) == [('"embed":true', True), ('"fragment":"', True)]
     asked.clear()
