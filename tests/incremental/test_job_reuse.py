@@ -327,10 +327,14 @@ def test_a_function_by_column_is_still_one_of_an_article_and_the_wiki():
     assert lengths.__name__ == lengths.column.__name__ == "lengths"
 
 
+# Twenty pages, each linking to the next one's heading and embedding the one after.
+LINKED_AND_EMBEDDING = {f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
+                        f"![[p{(i + 2) % 20}]]\n" for i in range(20)}  # fmt: skip
+
+
 @pytest.mark.parametrize("forked", [False, True])
 def test_an_edit_finds_again_only_the_edited_articles_fragment_targets_and_embeds(make_wiki, monkeypatch, forked):
-    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
-                        f"![[p{(i + 2) % 20}]]\n" for i in range(20)})  # fmt: skip
+    config = make_wiki(LINKED_AND_EMBEDDING)
     with monkeypatch.context() as planned_forked:  # the cold plan's slices and own digests made in two processes:
         planned_forked.setattr(plan, "MIN_JOBS_PER_PROCESS", 1 if forked else plan.MIN_JOBS_PER_PROCESS)
         build(config, workers=2 if forked else 1)  # what the forked one found is kept as well
@@ -359,8 +363,7 @@ def test_an_edit_finds_the_articles_with_fragment_links_or_embeds_without_readin
     whose kept fragment targets and embeds answer for all but the edited article, reads none of them for that."""
     from pipeline.storage.results import StoredOutputs
 
-    config = make_wiki({f"p{i}.md": f"---\ntitle: Page {i}\n---\n## Top\n\nSee [[p{(i + 1) % 20}#top]].\n\n"
-                        f"![[p{(i + 2) % 20}]]\n" for i in range(20)})  # fmt: skip
+    config = make_wiki(LINKED_AND_EMBEDDING)
     asked, mentioning = [], StoredOutputs.mentioning
 
     def searched(self, text, read=True):
